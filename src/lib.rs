@@ -1,0 +1,3 @@
+//! Impulse: a 3D rigid-body physics sandbox. The engine lives in [`physics`].
+
+pub mod physics;

@@ -1,0 +1,1 @@
+//! GJK distance between convex shapes. STUB: being written.

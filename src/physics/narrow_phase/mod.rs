@@ -1,0 +1,3 @@
+//! Narrow phase: contact points between pairs of shapes.
+
+pub mod gjk;

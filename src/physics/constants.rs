@@ -13,3 +13,7 @@ pub const AABB_MARGIN: f32 = 0.1;
 /// How many steps of the current displacement the fat AABB is stretched along, unitless.
 /// Predicting motion keeps fast bodies from re-inserting every step (Box2D uses 4).
 pub const AABB_PREDICTION_STEPS: f32 = 2.0;
+
+/// Allowed penetration, m. Contacts are left this deep on purpose so they stay in touch from
+/// step to step instead of flickering between touching and not (Box2D: 0.005 m).
+pub const LINEAR_SLOP: f32 = 0.005;

@@ -7,3 +7,6 @@ pub mod constants;
 pub mod math;
 pub mod narrow_phase;
 pub mod shape;
+pub mod body;
+pub mod collider;
+pub mod handle;

@@ -58,6 +58,11 @@ impl ConvexHull {
         todo!()
     }
 
+    /// A box.
+    pub fn cuboid(_half_extents: Vec3) -> ConvexHull {
+        todo!()
+    }
+
     /// Vertex farthest along `dir`.
     pub fn support(&self, _dir: Vec3) -> Vec3 {
         todo!()

@@ -233,6 +233,12 @@ impl SupportMap for Shape {
     }
 }
 
+impl SupportMap for ConvexHull {
+    fn support(&self, dir: Vec3) -> Vec3 {
+        ConvexHull::support(self, dir)
+    }
+}
+
 /// A point: the core of a sphere (its radius is handled as a margin).
 pub struct PointSupport(pub Vec3);
 

@@ -1,0 +1,321 @@
+//! Rigid bodies: their definitions (what you ask for) and their state (what the world keeps).
+
+use super::math::{Mat3, Quat, Vec3};
+
+/// How a body moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum BodyType {
+    /// Never moves; infinite mass. Ground, walls.
+    Static,
+    /// Moved by its velocity only, never by forces or contacts; infinite mass, pushes dynamic
+    /// bodies out of its way. Platforms, paddles.
+    Kinematic,
+    /// Moved by gravity, forces and contacts.
+    #[default]
+    Dynamic,
+}
+
+/// Everything needed to create a body. Colliders are added afterwards.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BodyDef {
+    /// Static, kinematic or dynamic.
+    pub body_type: BodyType,
+    /// World position of the body origin, m.
+    pub position: Vec3,
+    /// World orientation (normalised on creation).
+    pub rotation: Quat,
+    /// Velocity of the centre of mass, m/s.
+    pub linear_velocity: Vec3,
+    /// Angular velocity, rad/s, world axes.
+    pub angular_velocity: Vec3,
+    /// Linear damping, 1/s: v is scaled by 1 / (1 + h·damping) each (sub)step.
+    pub linear_damping: f32,
+    /// Angular damping, 1/s, applied like the linear one.
+    pub angular_damping: f32,
+    /// Multiplies the world's gravity for this body (0 = floats, -1 = falls up).
+    pub gravity_scale: f32,
+    /// May this body fall asleep when it rests?
+    pub can_sleep: bool,
+    /// Start awake (true) or asleep.
+    pub awake: bool,
+    /// Free for the user (the scene loader stores the body's index in its file).
+    pub user_data: u64,
+}
+
+impl Default for BodyDef {
+    fn default() -> Self {
+        Self {
+            body_type: BodyType::Dynamic,
+            position: Vec3::ZERO,
+            rotation: Quat::IDENTITY,
+            linear_velocity: Vec3::ZERO,
+            angular_velocity: Vec3::ZERO,
+            linear_damping: 0.0,
+            angular_damping: 0.0,
+            gravity_scale: 1.0,
+            can_sleep: true,
+            awake: true,
+            user_data: 0,
+        }
+    }
+}
+
+impl BodyDef {
+    /// A dynamic body at `position`.
+    pub fn dynamic(position: Vec3) -> Self {
+        Self {
+            position,
+            ..Self::default()
+        }
+    }
+
+    /// A static body at `position`.
+    pub fn fixed(position: Vec3) -> Self {
+        Self {
+            body_type: BodyType::Static,
+            position,
+            ..Self::default()
+        }
+    }
+
+    /// A kinematic body at `position` moving with `linear_velocity`.
+    pub fn kinematic(position: Vec3, linear_velocity: Vec3) -> Self {
+        Self {
+            body_type: BodyType::Kinematic,
+            position,
+            linear_velocity,
+            ..Self::default()
+        }
+    }
+}
+
+/// Sentinel for "no index" in intrusive lists and side tables.
+pub(crate) const NULL: u32 = u32::MAX;
+
+/// A body as the world stores it.
+#[derive(Clone, Debug)]
+pub struct Body {
+    pub(crate) body_type: BodyType,
+    /// World position of the body origin.
+    pub(crate) position: Vec3,
+    /// World orientation.
+    pub(crate) rotation: Quat,
+    /// World position of the centre of mass.
+    pub(crate) center: Vec3,
+    /// Centre of mass in the body frame.
+    pub(crate) local_center: Vec3,
+    pub(crate) linear_velocity: Vec3,
+    pub(crate) angular_velocity: Vec3,
+    /// Force accumulated for the next step, N (cleared after it).
+    pub(crate) force: Vec3,
+    /// Torque accumulated for the next step, N·m (cleared after it).
+    pub(crate) torque: Vec3,
+    pub(crate) mass: f32,
+    pub(crate) inv_mass: f32,
+    /// Inertia about the centre of mass, body axes.
+    pub(crate) local_inertia: Mat3,
+    /// Its inverse (zero for infinite inertia).
+    pub(crate) local_inv_inertia: Mat3,
+    pub(crate) linear_damping: f32,
+    pub(crate) angular_damping: f32,
+    pub(crate) gravity_scale: f32,
+    pub(crate) can_sleep: bool,
+    pub(crate) awake: bool,
+    /// How long the body has moved slower than the sleep thresholds, s.
+    pub(crate) sleep_time: f32,
+    /// Index of the sleeping island holding this body, or NULL when awake.
+    pub(crate) sleep_island: u32,
+    /// Island id of the last step (for debug drawing), or NULL.
+    pub(crate) island: u32,
+    /// Slot indices of the body's colliders.
+    pub(crate) colliders: Vec<u32>,
+    /// Head of the intrusive list of contact edges (contact id << 1 | side), or NULL.
+    pub(crate) contact_head: u32,
+    /// Number of contacts in that list.
+    pub(crate) contact_count: u32,
+    /// Position in the solver's body array this step, or NULL.
+    pub(crate) solver_index: u32,
+    pub(crate) user_data: u64,
+}
+
+impl Body {
+    pub(crate) fn new(def: &BodyDef) -> Self {
+        let rotation = def.rotation.normalize();
+        let mut body = Self {
+            body_type: def.body_type,
+            position: def.position,
+            rotation,
+            center: def.position,
+            local_center: Vec3::ZERO,
+            linear_velocity: def.linear_velocity,
+            angular_velocity: def.angular_velocity,
+            force: Vec3::ZERO,
+            torque: Vec3::ZERO,
+            mass: 0.0,
+            inv_mass: 0.0,
+            local_inertia: Mat3::ZERO,
+            local_inv_inertia: Mat3::ZERO,
+            linear_damping: def.linear_damping,
+            angular_damping: def.angular_damping,
+            gravity_scale: def.gravity_scale,
+            can_sleep: def.can_sleep,
+            awake: def.awake || def.body_type == BodyType::Static,
+            sleep_time: 0.0,
+            sleep_island: NULL,
+            island: NULL,
+            colliders: Vec::new(),
+            contact_head: NULL,
+            contact_count: 0,
+            solver_index: NULL,
+            user_data: def.user_data,
+        };
+        if def.body_type == BodyType::Static {
+            body.linear_velocity = Vec3::ZERO;
+            body.angular_velocity = Vec3::ZERO;
+        }
+        body
+    }
+
+    /// Static, kinematic or dynamic.
+    pub fn body_type(&self) -> BodyType {
+        self.body_type
+    }
+
+    /// World position of the body origin, m.
+    pub fn position(&self) -> Vec3 {
+        self.position
+    }
+
+    /// World orientation.
+    pub fn rotation(&self) -> Quat {
+        self.rotation
+    }
+
+    /// World position of the centre of mass, m.
+    pub fn center_of_mass(&self) -> Vec3 {
+        self.center
+    }
+
+    /// Centre of mass in the body frame, m.
+    pub fn local_center_of_mass(&self) -> Vec3 {
+        self.local_center
+    }
+
+    /// Velocity of the centre of mass, m/s.
+    pub fn linear_velocity(&self) -> Vec3 {
+        self.linear_velocity
+    }
+
+    /// Angular velocity, rad/s.
+    pub fn angular_velocity(&self) -> Vec3 {
+        self.angular_velocity
+    }
+
+    /// Velocity of a world point attached to the body, m/s.
+    pub fn velocity_at_point(&self, point: Vec3) -> Vec3 {
+        self.linear_velocity + self.angular_velocity.cross(point - self.center)
+    }
+
+    /// Mass, kg (0 for static and kinematic bodies).
+    pub fn mass(&self) -> f32 {
+        self.mass
+    }
+
+    /// 1 / mass, or 0 for infinite mass.
+    pub fn inv_mass(&self) -> f32 {
+        self.inv_mass
+    }
+
+    /// Inertia tensor about the centre of mass in body axes, kg·m².
+    pub fn local_inertia(&self) -> Mat3 {
+        self.local_inertia
+    }
+
+    /// Inertia tensor about the centre of mass in world axes: R·I·Rᵀ.
+    pub fn world_inertia(&self) -> Mat3 {
+        let r = Mat3::from_quat(self.rotation);
+        r * self.local_inertia * r.transpose()
+    }
+
+    /// Inverse inertia in world axes: R·I⁻¹·Rᵀ (zero for infinite inertia).
+    pub fn world_inv_inertia(&self) -> Mat3 {
+        let r = Mat3::from_quat(self.rotation);
+        r * self.local_inv_inertia * r.transpose()
+    }
+
+    /// Linear damping, 1/s.
+    pub fn linear_damping(&self) -> f32 {
+        self.linear_damping
+    }
+
+    /// Angular damping, 1/s.
+    pub fn angular_damping(&self) -> f32 {
+        self.angular_damping
+    }
+
+    /// Gravity multiplier.
+    pub fn gravity_scale(&self) -> f32 {
+        self.gravity_scale
+    }
+
+    /// May it sleep?
+    pub fn can_sleep(&self) -> bool {
+        self.can_sleep
+    }
+
+    /// Is it simulated this step? (Static bodies count as awake.)
+    pub fn is_awake(&self) -> bool {
+        self.awake
+    }
+
+    /// Island index of the last step (for colouring islands), if it was in one.
+    pub fn island(&self) -> Option<u32> {
+        (self.island != NULL).then_some(self.island)
+    }
+
+    /// Number of colliders attached.
+    pub fn collider_count(&self) -> usize {
+        self.colliders.len()
+    }
+
+    /// The user's number.
+    pub fn user_data(&self) -> u64 {
+        self.user_data
+    }
+
+    /// Kinetic energy ½·m·v² + ½·ωᵀ·I·ω, J.
+    pub fn kinetic_energy(&self) -> f32 {
+        if self.body_type != BodyType::Dynamic {
+            return 0.0;
+        }
+        let w = self.angular_velocity;
+        0.5 * self.mass * self.linear_velocity.length_squared() + 0.5 * w.dot(self.world_inertia() * w)
+    }
+
+    /// The state for a new `BodyDef` that recreates this body (colliders not included).
+    pub fn to_def(&self) -> BodyDef {
+        BodyDef {
+            body_type: self.body_type,
+            position: self.position,
+            rotation: self.rotation,
+            linear_velocity: self.linear_velocity,
+            angular_velocity: self.angular_velocity,
+            linear_damping: self.linear_damping,
+            angular_damping: self.angular_damping,
+            gravity_scale: self.gravity_scale,
+            can_sleep: self.can_sleep,
+            awake: self.awake,
+            user_data: self.user_data,
+        }
+    }
+
+    /// Moves the centre of mass to follow the origin (after a transform change).
+    pub(crate) fn sync_center(&mut self) {
+        self.center = self.position + self.rotation * self.local_center;
+    }
+
+    /// True when forces and contacts can move it.
+    pub(crate) fn is_dynamic(&self) -> bool {
+        self.body_type == BodyType::Dynamic
+    }
+}

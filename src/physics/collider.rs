@@ -1,0 +1,157 @@
+//! Colliders: a shape attached to a body, with its material.
+
+use super::aabb::Aabb;
+use super::math::{Isometry, Quat, Vec3};
+use super::shape::Shape;
+
+/// Everything needed to attach a shape to a body.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ColliderDef {
+    /// The shape, in the collider's frame.
+    pub shape: Shape,
+    /// Collider frame origin in the body frame, m.
+    pub local_position: Vec3,
+    /// Collider frame orientation in the body frame.
+    pub local_rotation: Quat,
+    /// Coulomb friction coefficient (≥ 0). Mixed per pair as √(μa·μb).
+    pub friction: f32,
+    /// Restitution (0 = no bounce, 1 = elastic). Mixed per pair as max(ea, eb).
+    pub restitution: f32,
+    /// Density, kg/m³ (≥ 0). Mass = density × volume.
+    pub density: f32,
+    /// Free for the user.
+    pub user_data: u64,
+}
+
+impl ColliderDef {
+    /// A collider with the default material: friction 0.6, no bounce, density 1 kg/m³ (so a
+    /// 1 m cube weighs 1 kg, which keeps sandbox numbers readable; only ratios matter).
+    pub fn new(shape: Shape) -> Self {
+        Self {
+            shape,
+            local_position: Vec3::ZERO,
+            local_rotation: Quat::IDENTITY,
+            friction: 0.6,
+            restitution: 0.0,
+            density: 1.0,
+            user_data: 0,
+        }
+    }
+
+    /// Sets the friction coefficient.
+    pub fn with_friction(mut self, friction: f32) -> Self {
+        self.friction = friction;
+        self
+    }
+
+    /// Sets the restitution.
+    pub fn with_restitution(mut self, restitution: f32) -> Self {
+        self.restitution = restitution;
+        self
+    }
+
+    /// Sets the density.
+    pub fn with_density(mut self, density: f32) -> Self {
+        self.density = density;
+        self
+    }
+
+    /// Sets the placement in the body frame.
+    pub fn with_local_pose(mut self, position: Vec3, rotation: Quat) -> Self {
+        self.local_position = position;
+        self.local_rotation = rotation;
+        self
+    }
+}
+
+/// The friction of a pair: the geometric mean √(μa·μb), so a frictionless side makes the
+/// pair frictionless and two equal materials keep their own coefficient.
+pub fn mix_friction(a: f32, b: f32) -> f32 {
+    (a * b).sqrt()
+}
+
+/// The restitution of a pair: the larger one, so a bouncy ball bounces on any floor.
+pub fn mix_restitution(a: f32, b: f32) -> f32 {
+    a.max(b)
+}
+
+/// A collider as the world stores it.
+#[derive(Clone, Debug)]
+pub struct Collider {
+    /// Slot index of the body it belongs to.
+    pub(crate) body: u32,
+    pub(crate) shape: Shape,
+    /// Placement in the body frame.
+    pub(crate) local_pose: Isometry,
+    pub(crate) friction: f32,
+    pub(crate) restitution: f32,
+    pub(crate) density: f32,
+    /// Broad-phase proxy.
+    pub(crate) proxy: u32,
+    /// Placement in the world (kept in sync with the body).
+    pub(crate) world_pose: Isometry,
+    /// Tight world bounds.
+    pub(crate) aabb: Aabb,
+    pub(crate) user_data: u64,
+}
+
+impl Collider {
+    /// The shape, in the collider frame.
+    pub fn shape(&self) -> &Shape {
+        &self.shape
+    }
+
+    /// Placement in the body frame.
+    pub fn local_pose(&self) -> Isometry {
+        self.local_pose
+    }
+
+    /// Placement in the world.
+    pub fn world_pose(&self) -> Isometry {
+        self.world_pose
+    }
+
+    /// Tight world bounding box.
+    pub fn aabb(&self) -> Aabb {
+        self.aabb
+    }
+
+    /// Friction coefficient.
+    pub fn friction(&self) -> f32 {
+        self.friction
+    }
+
+    /// Restitution.
+    pub fn restitution(&self) -> f32 {
+        self.restitution
+    }
+
+    /// Density, kg/m³.
+    pub fn density(&self) -> f32 {
+        self.density
+    }
+
+    /// The user's number.
+    pub fn user_data(&self) -> u64 {
+        self.user_data
+    }
+
+    /// The definition that recreates this collider.
+    pub fn to_def(&self) -> ColliderDef {
+        ColliderDef {
+            shape: self.shape.clone(),
+            local_position: self.local_pose.translation,
+            local_rotation: self.local_pose.rotation,
+            friction: self.friction,
+            restitution: self.restitution,
+            density: self.density,
+            user_data: self.user_data,
+        }
+    }
+
+    /// Recomputes the world pose and bounds from the body's pose.
+    pub(crate) fn sync(&mut self, body_pose: &Isometry) {
+        self.world_pose = body_pose.mul(&self.local_pose);
+        self.aabb = self.shape.world_aabb(&self.world_pose);
+    }
+}

@@ -1,0 +1,207 @@
+//! Capsule contacts: capsule–capsule by closest points of segments, capsule–polytope (box or
+//! hull) by GJK on the inner segment with the radius as a margin, EPA when the segment itself
+//! is inside. A capsule lying on a face or along another capsule gets two points, so it rests
+//! instead of rocking on one.
+
+use super::clip::feature_id;
+use super::epa::penetration;
+use super::geometry::closest_points_segment_segment;
+use super::gjk::gjk_distance;
+use super::polytope::PolyView;
+use super::{Manifold, ManifoldPoint};
+use crate::physics::math::{Isometry, Vec3};
+use crate::physics::shape::SegmentSupport;
+
+/// |cos| of the angle between two capsule axes above which they count as parallel (~5.7°).
+const PARALLEL_COS: f32 = 0.995;
+/// A face counts as facing the contact when its normal is within ~11° of it.
+const FACE_ALIGN_COS: f32 = 0.98;
+/// A segment counts as lying on a face when |sin| of its angle to the face is below this.
+const LYING_SIN: f32 = 0.2;
+/// Core distance (m) below which the segment is treated as inside the other shape.
+const CORE_EPS: f32 = 1.0e-4;
+
+/// Capsule A (segment on A's y axis) against capsule B at `b_in_a`.
+pub fn capsule_capsule(
+    ha: f32,
+    ra: f32,
+    hb: f32,
+    rb: f32,
+    b_in_a: &Isometry,
+    margin: f32,
+    out: &mut Manifold,
+) {
+    let (pa, qa) = (Vec3::new(0.0, -ha, 0.0), Vec3::new(0.0, ha, 0.0));
+    let pb = b_in_a.transform_point(Vec3::new(0.0, -hb, 0.0));
+    let qb = b_in_a.transform_point(Vec3::new(0.0, hb, 0.0));
+    let (ca, cb) = closest_points_segment_segment(pa, qa, pb, qb);
+    let d = cb - ca;
+    let dist = d.length();
+    if dist - ra - rb > margin {
+        return;
+    }
+    let dir_b = (qb - pb).normalize_or_zero();
+    let normal = if dist > CORE_EPS {
+        d / dist
+    } else {
+        // Crossing cores: any direction perpendicular to both axes.
+        Vec3::Y.cross(dir_b).try_normalize().unwrap_or(Vec3::X)
+    };
+    out.normal = normal;
+
+    // Parallel and overlapping along A's axis: two points at the ends of the shared range.
+    if ha > 0.0 && hb > 0.0 && dir_b.y.abs() > PARALLEL_COS {
+        let lo = pb.y.min(qb.y).max(-ha);
+        let hi = pb.y.max(qb.y).min(ha);
+        if hi - lo > CORE_EPS {
+            for (k, y) in [lo, hi].into_iter().enumerate() {
+                let s = (y - pb.y) / (qb.y - pb.y);
+                let on_b = pb + (qb - pb) * s;
+                let on_a = Vec3::new(0.0, y, 0.0);
+                let depth = ra + rb - (on_b - on_a).dot(normal);
+                if depth >= -margin {
+                    out.push(ManifoldPoint {
+                        point_a: on_a + normal * ra,
+                        point_b: on_b - normal * rb,
+                        depth,
+                        id: k as u32,
+                    });
+                }
+            }
+            if out.count > 0 {
+                return;
+            }
+        }
+    }
+    out.push(ManifoldPoint {
+        point_a: ca + normal * ra,
+        point_b: cb - normal * rb,
+        depth: ra + rb - dist,
+        id: 2,
+    });
+}
+
+/// Capsule A (half height `h`, radius `r`, on A's y axis) against a polytope at `b_in_a`.
+pub fn capsule_polytope(
+    h: f32,
+    r: f32,
+    poly: &PolyView,
+    b_in_a: &Isometry,
+    margin: f32,
+    out: &mut Manifold,
+) {
+    let (p, q) = (Vec3::new(0.0, -h, 0.0), Vec3::new(0.0, h, 0.0));
+    let segment = SegmentSupport(p, q);
+    let gjk = gjk_distance(&segment, poly, b_in_a);
+    if gjk.distance > r + margin {
+        return;
+    }
+    // Normal from A to B, core witness points and depth of the rounded shapes.
+    let (normal, core_a, core_b, depth) = if gjk.distance > CORE_EPS {
+        let n = (gjk.point_b - gjk.point_a) / gjk.distance;
+        (n, gjk.point_a, gjk.point_b, r - gjk.distance)
+    } else {
+        match penetration(&segment, poly, b_in_a) {
+            Some(pen) => (pen.normal, pen.point_a, pen.point_b, r + pen.depth),
+            None => (Vec3::Y, gjk.point_a, gjk.point_b, r),
+        }
+    };
+    out.normal = normal;
+    if segment_on_face(h, r, poly, b_in_a, normal, margin, out) {
+        return;
+    }
+    out.normal = normal;
+    out.push(ManifoldPoint {
+        point_a: core_a + normal * r,
+        point_b: core_b,
+        depth,
+        id: 0,
+    });
+}
+
+/// If the capsule lies flat on the face of `poly` that faces it, writes up to two points
+/// (the segment clipped to the face) and returns true.
+fn segment_on_face(
+    h: f32,
+    r: f32,
+    poly: &PolyView,
+    b_in_a: &Isometry,
+    normal: Vec3,
+    margin: f32,
+    out: &mut Manifold,
+) -> bool {
+    if h <= 0.0 {
+        return false;
+    }
+    let face = poly.incident_face(b_in_a.inverse_transform_vector(normal));
+    let (face_n, face_d) = poly.face_plane(face);
+    let face_n_in_a = b_in_a.transform_vector(face_n);
+    if face_n_in_a.dot(-normal) < FACE_ALIGN_COS || face_n_in_a.y.abs() > LYING_SIN {
+        return false;
+    }
+    // Clip the segment (in B's frame) to the face's side planes: parameter range [t0, t1].
+    let p = b_in_a.inverse_transform_point(Vec3::new(0.0, -h, 0.0));
+    let q = b_in_a.inverse_transform_point(Vec3::new(0.0, h, 0.0));
+    let (mut t0, mut t1) = (0.0f32, 1.0f32);
+    poly.for_each_side_plane(face, |side, offset, _| {
+        let (dp, dq) = (side.dot(p) - offset, side.dot(q) - offset);
+        if dp > 0.0 && dq > 0.0 {
+            t1 = -1.0;
+        } else if dp > 0.0 {
+            t0 = t0.max(dp / (dp - dq));
+        } else if dq > 0.0 {
+            t1 = t1.min(dp / (dp - dq));
+        }
+    });
+    if t1 < t0 {
+        return false;
+    }
+    out.count = 0;
+    out.normal = -face_n_in_a;
+    for (k, t) in [t0, t1].into_iter().enumerate() {
+        let e = p + (q - p) * t;
+        let separation = face_n.dot(e) - face_d;
+        let depth = r - separation;
+        if depth >= -margin {
+            let e_in_a = b_in_a.transform_point(e);
+            out.push(ManifoldPoint {
+                point_a: e_in_a - face_n_in_a * r,
+                point_b: b_in_a.transform_point(e - face_n * separation),
+                depth,
+                id: feature_id(&[face as u32, k as u32]),
+            });
+        }
+    }
+    out.count > 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::physics::math::Quat;
+    use std::f32::consts::FRAC_PI_2;
+
+    #[test]
+    fn parallel_capsules_touch_at_two_points() {
+        // Two horizontal-ish capsules (both along A's y), side by side 0.9 apart, radii 0.5:
+        // depth = 1 − 0.9 = 0.1 at both ends of the shared range [−0.5, 1].
+        let b_in_a = Isometry::from_translation(Vec3::new(0.9, 1.5, 0.0));
+        let mut m = Manifold::default();
+        capsule_capsule(1.0, 0.5, 1.0, 0.5, &b_in_a, 0.0, &mut m);
+        assert_eq!(m.count, 2);
+        for p in m.points() {
+            assert!((p.depth - 0.1).abs() < 1e-5);
+        }
+        assert!((m.normal - Vec3::X).length() < 1e-5);
+    }
+
+    #[test]
+    fn crossed_capsules_touch_at_one_point() {
+        // B along z, above A by 0.8 in x: depth = 0.5 + 0.5 − 0.8.
+        let b_in_a = Isometry::new(Vec3::new(0.8, 0.0, 0.0), Quat::from_rotation_x(FRAC_PI_2));
+        let mut m = Manifold::default();
+        capsule_capsule(1.0, 0.5, 1.0, 0.5, &b_in_a, 0.0, &mut m);
+        assert_eq!(m.count, 1);
+        assert!((m.points[0].depth - 0.2).abs() < 1e-5);
+    }
+}

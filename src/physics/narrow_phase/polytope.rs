@@ -1,0 +1,342 @@
+//! Polytope–polytope contacts (hull–hull, box–hull) by the separating axis test and face
+//! clipping, after Gregorius, "The Separating Axis Test between Convex Polyhedra", GDC 2013,
+//! and "Robust Contact Creation for Physics Simulations", GDC 2015.
+//!
+//! ```text
+//! face query A: max over faces f of A of  n_f · support_B(−n_f) − d_f
+//! face query B: the same with the roles swapped
+//! edge query:   max over edge pairs that form a face of the Minkowski difference
+//!               (their arcs cross on the Gauss map) of  L · (p_b − p_a),  L = e_a × e_b
+//! any query > margin          -> separated, no contact
+//! edge clearly the best       -> one point: closest points of the two edges
+//! otherwise face A or face B  -> clip the most anti-parallel (incident) face of the other
+//!                                polytope against the side planes of the reference face,
+//!                                keep the points below it, reduce to four
+//! ```
+//! Faces win ties against edges and A wins ties against B (relative and absolute
+//! tolerances), so the chosen feature does not flicker between steps.
+
+use std::sync::OnceLock;
+
+use super::clip::{clip_polygon, feature_id, reduce_into, ClipVertex};
+use super::geometry::closest_points_segment_segment;
+use super::{Manifold, ManifoldPoint, Scratch};
+use crate::physics::constants::LINEAR_SLOP;
+use crate::physics::math::{Isometry, Vec3};
+use crate::physics::shape::{ConvexHull, SupportMap};
+
+/// An edge separation must beat the best face separation scaled by this to be chosen.
+const EDGE_REL_TOL: f32 = 0.90;
+/// Face B must beat face A scaled by this to be chosen.
+const FACE_REL_TOL: f32 = 0.95;
+/// Absolute tolerance for both choices, m.
+const ABS_TOL: f32 = 0.5 * LINEAR_SLOP;
+
+/// The unit cube hull (half extents 1), scaled per box by [`PolyView::cuboid`].
+fn unit_cube() -> &'static ConvexHull {
+    static CUBE: OnceLock<ConvexHull> = OnceLock::new();
+    CUBE.get_or_init(|| ConvexHull::cuboid(Vec3::ONE))
+}
+
+/// A convex polytope seen through a per-axis scale: a hull as it is (scale 1), or a box as
+/// the unit cube scaled by its half extents. Scaling axis-aligned normals by 1/scale keeps
+/// them exact, so boxes and hulls share all the code below.
+pub struct PolyView<'a> {
+    hull: &'a ConvexHull,
+    scale: Vec3,
+    scaled: bool,
+}
+
+impl<'a> PolyView<'a> {
+    /// A hull as it is.
+    pub fn hull(hull: &'a ConvexHull) -> Self {
+        Self {
+            hull,
+            scale: Vec3::ONE,
+            scaled: false,
+        }
+    }
+
+    /// A box with the given half extents.
+    pub fn cuboid(half_extents: Vec3) -> PolyView<'static> {
+        PolyView {
+            hull: unit_cube(),
+            scale: half_extents,
+            scaled: true,
+        }
+    }
+
+    /// Number of faces.
+    pub fn face_count(&self) -> usize {
+        self.hull.faces.len()
+    }
+
+    /// Vertex `i`.
+    #[inline]
+    pub fn vertex(&self, i: u16) -> Vec3 {
+        self.hull.vertices[i as usize] * self.scale
+    }
+
+    /// Outward unit normal of face `f`.
+    #[inline]
+    pub fn face_normal(&self, f: usize) -> Vec3 {
+        let n = self.hull.faces[f].normal;
+        if self.scaled {
+            (n / self.scale).normalize()
+        } else {
+            n
+        }
+    }
+
+    /// Face `f` as a plane (normal, offset): n · x = offset on the face.
+    #[inline]
+    pub fn face_plane(&self, f: usize) -> (Vec3, f32) {
+        if !self.scaled {
+            let face = &self.hull.faces[f];
+            return (face.normal, face.offset);
+        }
+        let n = self.face_normal(f);
+        let e = self.hull.faces[f].edge as usize;
+        (n, n.dot(self.vertex(self.hull.edges[e].origin)))
+    }
+
+    /// Calls `visit(side_normal, offset, edge_id)` for the plane through each edge of face `f`,
+    /// facing out of the face: side_normal = edge × face normal, so inside means
+    /// `side_normal · x <= offset`.
+    pub fn for_each_side_plane(&self, f: usize, mut visit: impl FnMut(Vec3, f32, u32)) {
+        let n = self.face_normal(f);
+        let first = self.hull.faces[f].edge;
+        let mut e = first;
+        for _ in 0..self.hull.edges.len() {
+            let edge = self.hull.edges[e as usize];
+            let next_origin = self.hull.edges[edge.next as usize].origin;
+            let (p, q) = (self.vertex(edge.origin), self.vertex(next_origin));
+            let side = (q - p).cross(n).normalize_or_zero();
+            visit(side, side.dot(p), e as u32);
+            e = edge.next;
+            if e == first {
+                break;
+            }
+        }
+    }
+
+    /// The face whose outward normal is closest to `n` (for boxes: the face of an axis).
+    pub fn face_towards(&self, n: Vec3) -> usize {
+        self.incident_face(-n)
+    }
+
+    /// A point strictly inside (the mean of the vertices), for orienting edge axes.
+    pub fn interior_point(&self) -> Vec3 {
+        if self.scaled {
+            return Vec3::ZERO;
+        }
+        let sum = self.hull.vertices.iter().fold(Vec3::ZERO, |s, &v| s + v);
+        sum / self.hull.vertices.len().max(1) as f32
+    }
+
+    /// Appends the vertices of face `f`, counter-clockwise seen from outside, to `out`.
+    /// Each vertex is mapped by `iso` and tagged with its vertex index.
+    pub fn face_polygon(&self, f: usize, iso: &Isometry, out: &mut Vec<ClipVertex>) {
+        out.clear();
+        let first = self.hull.faces[f].edge;
+        let mut e = first;
+        loop {
+            let edge = &self.hull.edges[e as usize];
+            out.push(ClipVertex {
+                point: iso.transform_point(self.vertex(edge.origin)),
+                id: edge.origin as u32,
+            });
+            e = edge.next;
+            if e == first || out.len() > self.hull.edges.len() {
+                break;
+            }
+        }
+    }
+
+    /// The face whose normal is most anti-parallel to `normal_here` (in this polytope's frame).
+    pub fn incident_face(&self, normal_here: Vec3) -> usize {
+        let mut best = 0;
+        let mut best_dot = f32::MAX;
+        for f in 0..self.face_count() {
+            let d = self.face_normal(f).dot(normal_here);
+            if d < best_dot {
+                best_dot = d;
+                best = f;
+            }
+        }
+        best
+    }
+}
+
+impl SupportMap for PolyView<'_> {
+    fn support(&self, dir: Vec3) -> Vec3 {
+        // argmax over v of (S·v)·d = argmax of v·(S·d).
+        self.hull.support(dir * self.scale) * self.scale
+    }
+}
+
+/// The best separation over the faces of `a`, against `b` placed at `b_in_a`.
+/// Returns (separation, face). Stops early once a separation exceeds `margin`.
+fn query_faces(a: &PolyView, b: &PolyView, b_in_a: &Isometry, margin: f32) -> (f32, usize) {
+    let mut best = (f32::MIN, 0);
+    for f in 0..a.face_count() {
+        let (n, d) = a.face_plane(f);
+        let v = b_in_a.transform_point(b.support(b_in_a.inverse_transform_vector(-n)));
+        let separation = n.dot(v) - d;
+        if separation > best.0 {
+            best = (separation, f);
+            if separation > margin {
+                break;
+            }
+        }
+    }
+    best
+}
+
+/// Gregorius's Minkowski face test: do the Gauss-map arcs a→b and c→d cross?
+/// (a, b: normals of the faces at an edge of A; c, d: the negated normals at an edge of B.)
+fn is_minkowski_face(a: Vec3, b: Vec3, c: Vec3, d: Vec3) -> bool {
+    let bxa = b.cross(a);
+    let dxc = d.cross(c);
+    let cba = c.dot(bxa);
+    let dba = d.dot(bxa);
+    let adc = a.dot(dxc);
+    let bdc = b.dot(dxc);
+    cba * dba < 0.0 && adc * bdc < 0.0 && cba * bdc > 0.0
+}
+
+/// The best separation over edge pairs that build a Minkowski face.
+/// Returns (separation, half-edge of A, half-edge of B in A's frame, axis).
+fn query_edges(a: &PolyView, b: &PolyView, b_in_a: &Isometry, margin: f32) -> (f32, u16, u16, Vec3) {
+    let mut best = (f32::MIN, 0u16, 0u16, Vec3::ZERO);
+    let center_a = a.interior_point();
+    let edges_a = &a.hull.edges;
+    let edges_b = &b.hull.edges;
+    for ea in (0..edges_a.len()).step_by(2) {
+        let (e1, e2) = (edges_a[ea], edges_a[ea + 1]);
+        let (pa, qa) = (a.vertex(e1.origin), a.vertex(e2.origin));
+        let (u1, u2) = (a.face_normal(e1.face as usize), a.face_normal(e2.face as usize));
+        let dir_a = qa - pa;
+        for eb in (0..edges_b.len()).step_by(2) {
+            let (f1, f2) = (edges_b[eb], edges_b[eb + 1]);
+            let v1 = b_in_a.transform_vector(b.face_normal(f1.face as usize));
+            let v2 = b_in_a.transform_vector(b.face_normal(f2.face as usize));
+            if !is_minkowski_face(u1, u2, -v1, -v2) {
+                continue;
+            }
+            let pb = b_in_a.transform_point(b.vertex(f1.origin));
+            let qb = b_in_a.transform_point(b.vertex(f2.origin));
+            let axis = dir_a.cross(qb - pb);
+            let len = axis.length();
+            // Parallel edges make no axis of their own (a face axis covers them).
+            if len < 1.0e-5 * (dir_a.length() * (qb - pb).length()).max(1e-12) {
+                continue;
+            }
+            let mut axis = axis / len;
+            if axis.dot(pa - center_a) < 0.0 {
+                axis = -axis;
+            }
+            let separation = axis.dot(pb - pa);
+            if separation > best.0 {
+                best = (separation, ea as u16, eb as u16, axis);
+                if separation > margin {
+                    return best;
+                }
+            }
+        }
+    }
+    best
+}
+
+/// Face contact: clips the incident face of `inc` (placed at `inc_in_ref`) against face
+/// `ref_face` of `reference`. Writes a manifold in the reference frame, normal from the
+/// reference towards the incident polytope, points `point_a` on the reference.
+#[allow(clippy::too_many_arguments)]
+pub fn face_contact(
+    reference: &PolyView,
+    inc: &PolyView,
+    inc_in_ref: &Isometry,
+    ref_face: usize,
+    margin: f32,
+    id_salt: u32,
+    scratch: &mut Scratch,
+    out: &mut Manifold,
+) {
+    let (n, d) = reference.face_plane(ref_face);
+    let inc_face = inc.incident_face(inc_in_ref.inverse_transform_vector(n));
+    inc.face_polygon(inc_face, inc_in_ref, &mut scratch.polygon);
+
+    // Clip by the side plane through every edge of the reference face.
+    reference.for_each_side_plane(ref_face, |side, offset, edge_id| {
+        clip_polygon(&scratch.polygon, side, offset, edge_id, &mut scratch.clipped);
+        std::mem::swap(&mut scratch.polygon, &mut scratch.clipped);
+    });
+
+    scratch.points.clear();
+    for v in &scratch.polygon {
+        let separation = n.dot(v.point) - d;
+        if separation <= margin {
+            scratch.points.push(ManifoldPoint {
+                point_a: v.point - n * separation,
+                point_b: v.point,
+                depth: -separation,
+                id: feature_id(&[id_salt, ref_face as u32, inc_face as u32, v.id]),
+            });
+        }
+    }
+    reduce_into(&scratch.points, n, out);
+}
+
+/// Edge contact: one point at the closest points of the two edges.
+fn edge_contact(a: &PolyView, b: &PolyView, b_in_a: &Isometry, query: (f32, u16, u16, Vec3), out: &mut Manifold) {
+    let (separation, ea, eb, axis) = query;
+    let (e1, e2) = (a.hull.edges[ea as usize], a.hull.edges[ea as usize + 1]);
+    let (f1, f2) = (b.hull.edges[eb as usize], b.hull.edges[eb as usize + 1]);
+    let (ca, cb) = closest_points_segment_segment(
+        a.vertex(e1.origin),
+        a.vertex(e2.origin),
+        b_in_a.transform_point(b.vertex(f1.origin)),
+        b_in_a.transform_point(b.vertex(f2.origin)),
+    );
+    out.normal = axis;
+    out.push(ManifoldPoint {
+        point_a: ca,
+        point_b: cb,
+        depth: -separation,
+        id: feature_id(&[0xED6E, ea as u32, eb as u32]),
+    });
+}
+
+/// Contact between two polytopes, in A's frame (see the module notes).
+pub fn polytope_polytope(
+    a: &PolyView,
+    b: &PolyView,
+    b_in_a: &Isometry,
+    margin: f32,
+    scratch: &mut Scratch,
+    out: &mut Manifold,
+) {
+    let face_a = query_faces(a, b, b_in_a, margin);
+    if face_a.0 > margin {
+        return;
+    }
+    let a_in_b = b_in_a.inverse();
+    let face_b = query_faces(b, a, &a_in_b, margin);
+    if face_b.0 > margin {
+        return;
+    }
+    let edge = query_edges(a, b, b_in_a, margin);
+    if edge.0 > margin {
+        return;
+    }
+    let best_face = face_a.0.max(face_b.0);
+    if edge.0 > EDGE_REL_TOL * best_face + ABS_TOL && edge.0 > best_face {
+        edge_contact(a, b, b_in_a, edge, out);
+    } else if face_b.0 > FACE_REL_TOL * face_a.0 + ABS_TOL {
+        face_contact(b, a, &a_in_b, face_b.1, margin, 1, scratch, out);
+        out.transform(b_in_a);
+        out.flip();
+    } else {
+        face_contact(a, b, b_in_a, face_a.1, margin, 0, scratch, out);
+    }
+}

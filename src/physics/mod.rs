@@ -10,3 +10,5 @@ pub mod shape;
 pub mod body;
 pub mod collider;
 pub mod handle;
+pub mod contact;
+pub(crate) mod solver;

@@ -1,0 +1,244 @@
+//! Persistent contacts: one per pair of colliders whose fat AABBs overlap, holding the
+//! manifold of the last step and the impulses that warm-start the next one.
+//!
+//! Contacts live in a slot vector (stable ids for the per-body lists) plus a dense list of
+//! live ids that fixes the iteration order, so every run visits them in the same order.
+//! Each body threads its contacts through an intrusive doubly linked list (Box2D's contact
+//! edges), so waking, removal and islands never search.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use super::body::NULL;
+use super::math::Vec3;
+use super::narrow_phase::{ManifoldPoint, MAX_MANIFOLD_POINTS};
+
+/// A hasher with no per-process random seed (std's default is seeded randomly), so hash
+/// maps behave the same in every run. Mixes a u64 key with the splitmix64 finaliser.
+#[derive(Default, Clone, Copy)]
+pub struct DeterministicHasher(u64);
+
+impl Hasher for DeterministicHasher {
+    fn finish(&self) -> u64 {
+        let mut z = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ b as u64).wrapping_mul(0x100_0000_01B3);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 ^= n;
+    }
+}
+
+/// A hash map with deterministic hashing.
+pub type DeterministicMap<K, V> = HashMap<K, V, BuildHasherDefault<DeterministicHasher>>;
+
+/// The key of an unordered pair of collider slots.
+#[inline]
+pub fn pair_key(a: u32, b: u32) -> u64 {
+    let (lo, hi) = if a < b { (a, b) } else { (b, a) };
+    (lo as u64) << 32 | hi as u64
+}
+
+/// A contact point as stored between steps.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ContactPoint {
+    /// World point on A's surface.
+    pub point_a: Vec3,
+    /// World point on B's surface.
+    pub point_b: Vec3,
+    /// Penetration depth, m (negative: speculative, not yet touching).
+    pub depth: f32,
+    /// Feature id (see [`ManifoldPoint::id`]).
+    pub id: u32,
+    /// Accumulated normal impulse of the last step, N·s.
+    pub normal_impulse: f32,
+    /// Accumulated friction impulse of the last step as a world vector, N·s (re-projected
+    /// onto the next step's tangent basis when warm starting).
+    pub tangent_impulse: Vec3,
+    /// Largest normal impulse applied in one iteration of the last step (did it push?).
+    pub max_normal_impulse: f32,
+}
+
+impl ContactPoint {
+    /// Midpoint between the two surface points.
+    pub fn point(&self) -> Vec3 {
+        0.5 * (self.point_a + self.point_b)
+    }
+}
+
+/// Links of one side of a contact in its body's contact list.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ContactEdge {
+    /// Body slot index.
+    pub body: u32,
+    /// Previous edge key (contact id << 1 | side) or NULL.
+    pub prev: u32,
+    /// Next edge key or NULL.
+    pub next: u32,
+}
+
+/// A potential or actual contact between two colliders.
+#[derive(Clone, Debug)]
+pub struct Contact {
+    pub(crate) collider_a: u32,
+    pub(crate) collider_b: u32,
+    pub(crate) edges: [ContactEdge; 2],
+    /// World normal from A to B.
+    pub(crate) normal: Vec3,
+    pub(crate) points: [ContactPoint; MAX_MANIFOLD_POINTS],
+    pub(crate) count: usize,
+    pub(crate) friction: f32,
+    pub(crate) restitution: f32,
+    /// Has manifold points this step.
+    pub(crate) touching: bool,
+    /// Index of this contact in the dense list of live contacts.
+    pub(crate) dense_index: u32,
+    /// False for free slots.
+    pub(crate) alive: bool,
+}
+
+impl Contact {
+    /// Slot index of collider A.
+    pub fn collider_a(&self) -> u32 {
+        self.collider_a
+    }
+
+    /// Slot index of collider B.
+    pub fn collider_b(&self) -> u32 {
+        self.collider_b
+    }
+
+    /// Slot index of body A.
+    pub fn body_a(&self) -> u32 {
+        self.edges[0].body
+    }
+
+    /// Slot index of body B.
+    pub fn body_b(&self) -> u32 {
+        self.edges[1].body
+    }
+
+    /// World normal from A to B.
+    pub fn normal(&self) -> Vec3 {
+        self.normal
+    }
+
+    /// The manifold points of the last step.
+    pub fn points(&self) -> &[ContactPoint] {
+        &self.points[..self.count]
+    }
+
+    /// Mixed friction coefficient.
+    pub fn friction(&self) -> f32 {
+        self.friction
+    }
+
+    /// Mixed restitution.
+    pub fn restitution(&self) -> f32 {
+        self.restitution
+    }
+
+    /// True when the manifold has points (touching or within the speculative margin).
+    pub fn is_touching(&self) -> bool {
+        self.touching
+    }
+
+    /// Replaces the manifold, carrying impulses over from points with the same feature id.
+    pub(crate) fn update_points(&mut self, normal: Vec3, new_points: &[ManifoldPoint]) {
+        let old = self.points;
+        let old_count = self.count;
+        self.normal = normal;
+        self.count = new_points.len();
+        for (dst, src) in self.points.iter_mut().zip(new_points) {
+            let matched = old[..old_count].iter().find(|o| o.id == src.id);
+            *dst = ContactPoint {
+                point_a: src.point_a,
+                point_b: src.point_b,
+                depth: src.depth,
+                id: src.id,
+                normal_impulse: matched.map_or(0.0, |o| o.normal_impulse),
+                tangent_impulse: matched.map_or(Vec3::ZERO, |o| o.tangent_impulse),
+                max_normal_impulse: 0.0,
+            };
+        }
+    }
+}
+
+/// All contacts, with the pair table and the dense iteration list.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ContactSet {
+    pub slots: Vec<Contact>,
+    free: Vec<u32>,
+    /// Ids of live contacts, in creation order (with swap-removal).
+    pub active: Vec<u32>,
+    pairs: DeterministicMap<u64, u32>,
+}
+
+impl ContactSet {
+    /// The contact between two collider slots, if any.
+    pub fn find(&self, collider_a: u32, collider_b: u32) -> Option<u32> {
+        self.pairs.get(&pair_key(collider_a, collider_b)).copied()
+    }
+
+    /// Number of live contacts.
+    pub fn len(&self) -> usize {
+        self.active.len()
+    }
+
+    /// Creates a contact (no points yet) and returns its id. The caller links it to bodies.
+    pub fn create(&mut self, collider_a: u32, collider_b: u32, body_a: u32, body_b: u32, friction: f32, restitution: f32) -> u32 {
+        let edge = |body| ContactEdge {
+            body,
+            prev: NULL,
+            next: NULL,
+        };
+        let contact = Contact {
+            collider_a,
+            collider_b,
+            edges: [edge(body_a), edge(body_b)],
+            normal: Vec3::ZERO,
+            points: [ContactPoint::default(); MAX_MANIFOLD_POINTS],
+            count: 0,
+            friction,
+            restitution,
+            touching: false,
+            dense_index: self.active.len() as u32,
+            alive: true,
+        };
+        let id = match self.free.pop() {
+            Some(id) => {
+                self.slots[id as usize] = contact;
+                id
+            }
+            None => {
+                self.slots.push(contact);
+                (self.slots.len() - 1) as u32
+            }
+        };
+        self.active.push(id);
+        self.pairs.insert(pair_key(collider_a, collider_b), id);
+        id
+    }
+
+    /// Frees a contact (already unlinked from its bodies).
+    pub fn destroy(&mut self, id: u32) {
+        let contact = &mut self.slots[id as usize];
+        contact.alive = false;
+        let dense = contact.dense_index as usize;
+        let key = pair_key(contact.collider_a, contact.collider_b);
+        self.pairs.remove(&key);
+        self.active.swap_remove(dense);
+        if let Some(&moved) = self.active.get(dense) {
+            self.slots[moved as usize].dense_index = dense as u32;
+        }
+        self.free.push(id);
+    }
+}

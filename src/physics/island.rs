@@ -1,0 +1,235 @@
+//! Islands and sleeping (seed 003): bodies linked by touching contacts form an island; an
+//! island whose bodies all moved slower than the sleep tolerances for `TIME_TO_SLEEP` is put
+//! to sleep as a whole and costs nothing until something wakes it.
+//!
+//! Awake islands are rebuilt every step with union–find over touching contacts between
+//! dynamic bodies (static and kinematic bodies do not join islands: a floor would otherwise
+//! make the whole scene one island). Sleeping islands are remembered as member lists, so
+//! waking one body wakes exactly the bodies that fell asleep with it.
+//!
+//! Wake-ups: an awake body touching a sleeping one (narrow phase), any force, impulse,
+//! velocity or transform set on a member, and the removal of a body it touches.
+
+use super::body::{BodyType, NULL};
+use super::constants::{ANGULAR_SLEEP_TOLERANCE, LINEAR_SLEEP_TOLERANCE, TIME_TO_SLEEP};
+use super::math::Vec3;
+use super::world::World;
+
+/// Member lists of sleeping islands, in reusable slots.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SleepIslands {
+    islands: Vec<Vec<u32>>,
+    free: Vec<u32>,
+}
+
+impl SleepIslands {
+    /// Stores a new sleeping island and returns its slot.
+    fn add(&mut self, members: &[u32]) -> u32 {
+        match self.free.pop() {
+            Some(id) => {
+                self.islands[id as usize].extend_from_slice(members);
+                id
+            }
+            None => {
+                self.islands.push(members.to_vec());
+                (self.islands.len() - 1) as u32
+            }
+        }
+    }
+
+    /// Takes the members of island `id` out into `out` and frees the slot.
+    fn take(&mut self, id: u32, out: &mut Vec<u32>) {
+        out.clear();
+        if let Some(list) = self.islands.get_mut(id as usize) {
+            out.append(list);
+            self.free.push(id);
+        }
+    }
+
+    /// Number of sleeping islands.
+    pub fn len(&self) -> usize {
+        self.islands.len() - self.free.len()
+    }
+}
+
+/// Union–find root with path halving.
+fn find(parent: &mut [u32], mut i: u32) -> u32 {
+    while parent[i as usize] != i {
+        let grand = parent[parent[i as usize] as usize];
+        parent[i as usize] = grand;
+        i = grand;
+    }
+    i
+}
+
+impl World {
+    /// Wakes body slot `index` and, if it was asleep in an island, the whole island.
+    pub(crate) fn wake_body_index(&mut self, index: u32) {
+        let Some(body) = self.bodies.at_mut(index) else {
+            return;
+        };
+        if body.body_type == BodyType::Static {
+            return;
+        }
+        body.sleep_time = 0.0;
+        if body.awake {
+            return;
+        }
+        let island = body.sleep_island;
+        body.awake = true;
+        if island == NULL {
+            return;
+        }
+        let mut members = std::mem::take(&mut self.scratch.island_members);
+        self.sleep_islands.take(island, &mut members);
+        for &m in &members {
+            if let Some(b) = self.bodies.at_mut(m) {
+                b.awake = true;
+                b.sleep_time = 0.0;
+                b.sleep_island = NULL;
+            }
+        }
+        self.scratch.island_members = members;
+    }
+
+    /// Wakes every body.
+    pub fn wake_all(&mut self) {
+        let sleeping: Vec<u32> = self
+            .bodies
+            .iter()
+            .filter(|(_, b)| !b.awake)
+            .map(|(h, _)| h.index())
+            .collect();
+        for index in sleeping {
+            self.wake_body_index(index);
+        }
+    }
+
+    /// Wakes every body touching body slot `index` (before it is removed or changed).
+    pub(crate) fn wake_touching(&mut self, index: u32) {
+        let mut ids = Vec::new();
+        self.body_contacts(index, &mut ids);
+        for id in ids {
+            let c = &self.contacts.slots[id as usize];
+            let (a, b) = (c.edges[0].body, c.edges[1].body);
+            self.wake_body_index(if a == index { b } else { a });
+        }
+    }
+
+    /// Number of islands currently asleep.
+    pub fn sleeping_island_count(&self) -> usize {
+        self.sleep_islands.len()
+    }
+
+    /// Phase 5: sleep timers, islands of the awake bodies, and sleep for resting islands.
+    pub(crate) fn update_sleep(&mut self, dt: f32) {
+        let n = self.scratch.solver_bodies.len();
+        // 1. Timers: a body resting below both tolerances accumulates time.
+        for solver_index in 1..n {
+            let body_index = self.scratch.solver_to_body[solver_index];
+            let Some(body) = self.bodies.at_mut(body_index) else {
+                continue;
+            };
+            let resting = body.can_sleep
+                && body.linear_velocity.length_squared() < LINEAR_SLEEP_TOLERANCE * LINEAR_SLEEP_TOLERANCE
+                && body.angular_velocity.length_squared() < ANGULAR_SLEEP_TOLERANCE * ANGULAR_SLEEP_TOLERANCE;
+            body.sleep_time = if resting { body.sleep_time + dt } else { 0.0 };
+        }
+
+        // 2. Union–find over touching contacts between awake dynamic bodies; a body carried
+        //    by a moving kinematic body must stay awake.
+        let parent = &mut self.scratch.island_parent;
+        parent.clear();
+        parent.extend(0..n as u32);
+        for &id in &self.contacts.active {
+            let c = &self.contacts.slots[id as usize];
+            if !c.touching {
+                continue;
+            }
+            let (Some(a), Some(b)) = (self.bodies.at(c.edges[0].body), self.bodies.at(c.edges[1].body)) else {
+                continue;
+            };
+            let (ia, ib) = (a.solver_index, b.solver_index);
+            if ia == 0 || ib == 0 {
+                continue;
+            }
+            match (a.body_type, b.body_type) {
+                (BodyType::Dynamic, BodyType::Dynamic) => {
+                    let (ra, rb) = (find(parent, ia), find(parent, ib));
+                    if ra != rb {
+                        // Smaller index as root: deterministic.
+                        let (lo, hi) = (ra.min(rb), ra.max(rb));
+                        parent[hi as usize] = lo;
+                    }
+                }
+                (BodyType::Kinematic, BodyType::Dynamic) if a.sleep_time == 0.0 => {
+                    self.scratch.to_wake.push(c.edges[1].body);
+                }
+                (BodyType::Dynamic, BodyType::Kinematic) if b.sleep_time == 0.0 => {
+                    self.scratch.to_wake.push(c.edges[0].body);
+                }
+                _ => {}
+            }
+        }
+        self.scratch.to_wake.clear();
+
+        // 3. Minimum sleep time per island root, and compact island numbers.
+        let min_sleep = &mut self.scratch.island_min_sleep;
+        min_sleep.clear();
+        min_sleep.resize(n, f32::MAX);
+        let mut islands = 0;
+        for solver_index in 1..n {
+            let root = find(parent, solver_index as u32) as usize;
+            let body = self.bodies.at(self.scratch.solver_to_body[solver_index]);
+            let time = body.map_or(0.0, |b| b.sleep_time);
+            if min_sleep[root] == f32::MAX {
+                islands += 1;
+            }
+            min_sleep[root] = min_sleep[root].min(time);
+        }
+        self.counters.islands = islands;
+        for solver_index in 1..n {
+            let root = find(parent, solver_index as u32);
+            if let Some(body) = self.bodies.at_mut(self.scratch.solver_to_body[solver_index]) {
+                body.island = self.scratch.solver_to_body[root as usize];
+            }
+        }
+        if !self.settings.enable_sleeping {
+            return;
+        }
+
+        // 4. Islands resting long enough fall asleep together. Members are grouped by root
+        //    with a counting sort so this stays O(n).
+        let mut members = std::mem::take(&mut self.scratch.island_members);
+        members.clear();
+        for solver_index in 1..n {
+            let root = find(parent, solver_index as u32) as usize;
+            if min_sleep[root] >= TIME_TO_SLEEP {
+                members.push(solver_index as u32);
+            }
+        }
+        members.sort_by_key(|&i| (find(parent, i), i));
+        let mut start = 0;
+        let mut group = Vec::new();
+        while start < members.len() {
+            let root = find(parent, members[start]);
+            let mut end = start;
+            group.clear();
+            while end < members.len() && find(parent, members[end]) == root {
+                group.push(self.scratch.solver_to_body[members[end] as usize]);
+                end += 1;
+            }
+            let island = self.sleep_islands.add(&group);
+            for &body_index in &group {
+                if let Some(body) = self.bodies.at_mut(body_index) {
+                    body.awake = false;
+                    body.sleep_island = island;
+                    body.linear_velocity = Vec3::ZERO;
+                    body.angular_velocity = Vec3::ZERO;
+                }
+            }
+            start = end;
+        }
+        self.scratch.island_members = members;
+    }
+}

@@ -1,0 +1,39 @@
+//! What a step cost and what it worked on.
+
+/// Wall-clock time of each phase of the last step, in milliseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StepProfile {
+    /// Finding new pairs and moving proxies.
+    pub broad_phase_ms: f32,
+    /// Computing manifolds.
+    pub narrow_phase_ms: f32,
+    /// Preparing and iterating contact constraints (warm start, solve, relax, restitution).
+    pub solver_ms: f32,
+    /// Integrating velocities and positions (inside the sub-steps) and writing bodies back.
+    pub integration_ms: f32,
+    /// Building islands and putting them to sleep.
+    pub islands_ms: f32,
+    /// The whole step.
+    pub total_ms: f32,
+}
+
+/// How much there was to do in the last step.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StepCounters {
+    /// Bodies in the world.
+    pub bodies: usize,
+    /// Awake, non-static bodies.
+    pub awake_bodies: usize,
+    /// Colliders in the world.
+    pub colliders: usize,
+    /// Pairs whose fat AABBs overlap (live contacts).
+    pub pairs: usize,
+    /// Pairs with manifold points.
+    pub manifolds: usize,
+    /// Manifold points.
+    pub contact_points: usize,
+    /// Awake islands built this step.
+    pub islands: usize,
+    /// Contact constraints solved.
+    pub constraints: usize,
+}

@@ -11,7 +11,7 @@
 //!   node with probability ∝ its area). Making leaf L the sibling of node S adds a new internal
 //!   node of area A(S ∪ L) and grows every ancestor P of S by A(P ∪ L) − A(P), the "inherited"
 //!   cost. We walk down from the root, comparing the cost of pairing L with the current node to
-//!   a cost for each child, and follow the cheaper child (see [`DynamicTree::pick_sibling`]).
+//!   a cost for each child, and follow the cheaper child (see `DynamicTree::pick_sibling`).
 //! - **Balance.** SAH alone degenerates into a list for sorted input (each new box extends the
 //!   last), so after every change the ancestors are rebalanced with AVL rotations by height
 //!   (Adelson-Velsky & Landis 1962; Box2D v2 `b2DynamicTree::Balance`). Every internal node keeps
@@ -557,6 +557,7 @@ impl BroadPhase for DynamicTree {
     }
 
     fn touch_proxy(&mut self, proxy: ProxyId) {
+        // `leaf` panics on an id that is not live, as every per-proxy call does.
         self.leaf(proxy);
         self.buffer_move(proxy);
     }

@@ -62,3 +62,10 @@ pub const ANGULAR_SLEEP_TOLERANCE: f32 = 0.05;
 
 /// An island falls asleep when all its bodies rested this long, s (the 0.5 s).
 pub const TIME_TO_SLEEP: f32 = 0.5;
+/// How far a fat AABB may exceed a freshly computed one on any side before it is rebuilt, in
+/// multiples of [`AABB_MARGIN`] (unitless; 4 → 0.4 m). A body that moved fast and then stopped
+/// keeps the long predicted box it was given; without this check the box would never shrink and
+/// would keep producing false pairs. Box2D v2's "huge AABB" test uses the same factor 4: small
+/// enough to drop stale predictions quickly, large enough that a body slowing down gradually is
+/// not re-inserted every step.
+pub const AABB_HUGE_MARGIN_FACTOR: f32 = 4.0;

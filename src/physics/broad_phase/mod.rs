@@ -1,34 +1,210 @@
-//! STUB until the real broad phase lands.
-use crate::physics::aabb::Aabb;
-use crate::physics::math::Vec3;
-/// Proxy id.
+//! Broad phase: finds pairs of colliders whose bounding boxes overlap.
+//!
+//! Every collider owns one *proxy*: a "fat" AABB (its tight AABB grown by a margin and stretched
+//! along its motion) plus the collider index the world gave it (`user`). Fat boxes let a body
+//! move a little without touching the structure, and pairs are reported only when a proxy was
+//! created, re-inserted or touched, so a resting scene costs almost nothing (Catto, GDC 2019,
+//! "Dynamic AABB trees"; Box2D's `b2BroadPhase`).
+//!
+//! Two implementations share the [`BroadPhase`] trait and the fattening policy below:
+//! - [`DynamicTree`]: a bounding volume hierarchy built by the surface-area heuristic and kept
+//!   height-balanced, O(log n) per query;
+//! - [`BruteForce`]: the O(n²) reference the tree is tested against.
+//!
+//! [`PairSet`] is the deterministic pair table callers keep the reported pairs in.
+
+pub mod brute_force;
+pub mod dynamic_tree;
+pub mod pair_set;
+
+pub use brute_force::BruteForce;
+pub use dynamic_tree::DynamicTree;
+pub use pair_set::{DeterministicBuildHasher, PairSet, SplitMixHasher};
+
+use super::aabb::Aabb;
+use super::constants::{AABB_HUGE_MARGIN_FACTOR, AABB_MARGIN, AABB_PREDICTION_STEPS};
+use glam::Vec3;
+
+/// Handle of a proxy, valid from `create_proxy` until `destroy_proxy`; a destroyed id may be
+/// handed out again by a later `create_proxy`.
 pub type ProxyId = u32;
-/// Debug node.
-#[derive(Clone, Copy, Debug)]
-pub struct BroadPhaseNode { pub aabb: Aabb, pub depth: u32, pub is_leaf: bool, pub children_overlap: bool }
-/// Trait.
+
+/// One node of a broad phase structure, as plain data for debug drawing.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BroadPhaseNode {
+    /// The node's box: a proxy's fat AABB for a leaf, the union of its children otherwise.
+    pub aabb: Aabb,
+    /// Distance from the root (the root and every proxy of a flat structure are at depth 0).
+    pub depth: u32,
+    /// True for a proxy, false for an internal node.
+    pub is_leaf: bool,
+    /// For an internal node: whether its two children's boxes overlap (overlapping siblings
+    /// mean queries must descend both ways, a sign of a poorly built tree). False for leaves.
+    pub children_overlap: bool,
+}
+
+/// A broad phase: a set of proxies (fat AABBs with a user value) that can report overlapping
+/// pairs and answer box and ray queries.
+///
+/// Contract shared by every implementation:
+/// - fat AABBs follow [`fatten_aabb`] and are rebuilt exactly when [`needs_reinsert`] says so,
+///   so two implementations fed the same calls hold bit-identical fat AABBs;
+/// - `user` values must be distinct among live proxies (the world passes collider indices);
+///   `validate` reports duplicates;
+/// - calling any per-proxy method with an id that is not live is a programming error and panics.
 pub trait BroadPhase {
+    /// A short human-readable name ("dynamic AABB tree", "brute force") for UIs and logs.
     fn name(&self) -> &'static str;
+
+    /// Adds a proxy with tight bounds `aabb` and returns its id. Its fat AABB is
+    /// `fatten_aabb(aabb, Vec3::ZERO)`; `user` (a collider index) is what pairs and queries
+    /// report. The new proxy is in the move buffer, so its pairs appear at the next
+    /// `update_pairs`.
     fn create_proxy(&mut self, aabb: Aabb, user: u32) -> ProxyId;
+
+    /// Removes a proxy (and drops it from the move buffer). Its pairs are not reported as ending:
+    /// the caller removes them from its own pair table.
     fn destroy_proxy(&mut self, proxy: ProxyId);
+
+    /// Tells the broad phase that the collider now has tight bounds `aabb` after moving by
+    /// `displacement` (m) during this step. The proxy is re-inserted with the fat AABB
+    /// `fatten_aabb(aabb, displacement)` only if [`needs_reinsert`] holds (the tight box left the
+    /// fat one, or the fat one has become much too large); a re-inserted proxy joins the move
+    /// buffer. Returns true if it was re-inserted.
     fn move_proxy(&mut self, proxy: ProxyId, aabb: Aabb, displacement: Vec3) -> bool;
+
+    /// Puts a proxy into the move buffer without changing its box, so that its pairs are
+    /// reported again at the next `update_pairs` (e.g. its body woke up or a filter changed).
+    /// Touching a proxy already in the buffer does nothing.
     fn touch_proxy(&mut self, proxy: ProxyId);
+
+    /// The proxy's current fat AABB.
     fn fat_aabb(&self, proxy: ProxyId) -> Aabb;
+
+    /// The `user` value the proxy was created with.
     fn user_data(&self, proxy: ProxyId) -> u32;
+
+    /// Number of live proxies.
     fn proxy_count(&self) -> usize;
+
+    /// Calls `report(user_a, user_b)` with `user_a < user_b` for every pair of live proxies whose
+    /// FAT AABBs overlap (touching counts) and of which at least one is in the move buffer
+    /// (created, re-inserted or touched since the previous call). Each such pair is reported
+    /// exactly once, in ascending lexicographic order of `(user_a, user_b)`, so the output
+    /// depends only on the set of pairs, never on the internal layout. Then empties the move
+    /// buffer. Pairs that stopped overlapping are not reported: the caller drops them by testing
+    /// the fat AABBs itself.
     fn update_pairs(&mut self, report: &mut dyn FnMut(u32, u32));
+
+    /// Calls `visit(user)` for every proxy whose fat AABB overlaps `aabb` (touching counts),
+    /// in an unspecified but deterministic order; `visit` returns false to stop the query.
     fn query(&self, aabb: &Aabb, visit: &mut dyn FnMut(u32) -> bool);
+
+    /// Casts the ray `origin + t·dir`, `t ∈ [0, max_t]` (`t` in units of `dir`, which need not be
+    /// normalised) and calls `visit(user, clip)` for proxies whose fat AABB the ray still crosses
+    /// with `t ≤ clip`, where `clip` starts at `max_t`. `visit` returns the new clip: the current
+    /// value to go on unchanged, a smaller one (typically the hit fraction on the real shape) to
+    /// prune everything farther, or `≤ 0` to stop. Values above the current clip are ignored, so
+    /// the clip only shrinks. This is what a closest-hit ray cast needs.
     fn ray_cast(&self, origin: Vec3, dir: Vec3, max_t: f32, visit: &mut dyn FnMut(u32, f32) -> f32);
+
+    /// Appends the structure's nodes (leaves and internal nodes) for debug drawing.
     fn debug_nodes(&self, out: &mut Vec<BroadPhaseNode>);
+
+    /// Checks every internal invariant; `Err` describes the first broken one.
     fn validate(&self) -> Result<(), String>;
 }
-pub mod dynamic_tree {
-    /// Stub.
-    #[derive(Default)]
-    pub struct DynamicTree;
+
+/// The fat AABB given to a proxy with tight bounds `tight` that moved by `displacement` (m) this
+/// step: the tight box grown by [`AABB_MARGIN`] on every side, then stretched by
+/// `AABB_PREDICTION_STEPS · displacement`, on each axis only on the side the body is moving
+/// towards (Box2D v2 `b2DynamicTree::MoveProxy`). A body keeping its velocity thus stays inside
+/// its box for about `AABB_PREDICTION_STEPS` steps, and the side it leaves behind is not grown.
+pub fn fatten_aabb(tight: &Aabb, displacement: Vec3) -> Aabb {
+    let grown = tight.expanded(AABB_MARGIN);
+    let stretch = displacement * AABB_PREDICTION_STEPS;
+    // Negative components extend `min`, positive ones extend `max`.
+    Aabb::new(
+        grown.min + stretch.min(Vec3::ZERO),
+        grown.max + stretch.max(Vec3::ZERO),
+    )
 }
-pub mod brute_force {
-    /// Stub.
-    #[derive(Default)]
-    pub struct BruteForce;
+
+/// Whether a proxy whose fat AABB is `current_fat` must be re-inserted now that its tight bounds
+/// are `tight` and a fresh fat AABB would be `fresh_fat` (from [`fatten_aabb`]).
+///
+/// Yes when the tight box has left the fat one (pairs could be missed otherwise), and also when
+/// the fat box is "huge": not contained in `fresh_fat` grown by
+/// `AABB_HUGE_MARGIN_FACTOR · AABB_MARGIN`, e.g. after a fast body stopped (Box2D v2's huge-AABB
+/// check). Without the second rule boxes would keep their largest predicted size forever.
+pub fn needs_reinsert(current_fat: &Aabb, tight: &Aabb, fresh_fat: &Aabb) -> bool {
+    if !current_fat.contains(tight) {
+        return true;
+    }
+    let huge = fresh_fat.expanded(AABB_HUGE_MARGIN_FACTOR * AABB_MARGIN);
+    !huge.contains(current_fat)
+}
+
+/// The pair `(a, b)` ordered so that the smaller value comes first.
+#[inline]
+pub fn ordered_pair(a: u32, b: u32) -> (u32, u32) {
+    if a < b {
+        (a, b)
+    } else {
+        (b, a)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unit_box() -> Aabb {
+        Aabb::new(Vec3::ZERO, Vec3::ONE)
+    }
+
+    #[test]
+    fn fattening_grows_by_margin_and_stretches_along_motion_only() {
+        let displacement = Vec3::new(0.5, -0.25, 0.0);
+        let fat = fatten_aabb(&unit_box(), displacement);
+        let m = AABB_MARGIN;
+        let k = AABB_PREDICTION_STEPS;
+        // x moves forward: only max.x grows by k·0.5; y moves backward: only min.y by k·0.25.
+        assert_eq!(fat.min, Vec3::new(-m, -m - k * 0.25, -m));
+        assert_eq!(fat.max, Vec3::new(1.0 + m + k * 0.5, 1.0 + m, 1.0 + m));
+    }
+
+    #[test]
+    fn reinsert_when_leaving_fat_box() {
+        let fat = fatten_aabb(&unit_box(), Vec3::ZERO);
+        let inside = Aabb::new(Vec3::splat(0.05), Vec3::splat(1.05));
+        let outside = Aabb::new(Vec3::splat(0.2), Vec3::splat(1.2));
+        assert!(!needs_reinsert(
+            &fat,
+            &inside,
+            &fatten_aabb(&inside, Vec3::ZERO)
+        ));
+        assert!(needs_reinsert(
+            &fat,
+            &outside,
+            &fatten_aabb(&outside, Vec3::ZERO)
+        ));
+    }
+
+    #[test]
+    fn reinsert_when_fat_box_is_huge() {
+        // A fast body got a long predicted box, then stopped inside it.
+        let long = fatten_aabb(&unit_box(), Vec3::new(5.0, 0.0, 0.0));
+        let resting = fatten_aabb(&unit_box(), Vec3::ZERO);
+        assert!(needs_reinsert(&long, &unit_box(), &resting));
+        // A small excess (below the huge factor) is tolerated.
+        let slightly = fatten_aabb(&unit_box(), Vec3::new(0.1, 0.0, 0.0));
+        assert!(!needs_reinsert(&slightly, &unit_box(), &resting));
+    }
+
+    #[test]
+    fn ordered_pair_sorts() {
+        assert_eq!(ordered_pair(7, 3), (3, 7));
+        assert_eq!(ordered_pair(3, 7), (3, 7));
+    }
 }

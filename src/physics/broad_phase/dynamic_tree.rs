@@ -1,0 +1,648 @@
+//! The dynamic AABB tree: a binary bounding volume hierarchy over the proxies' fat AABBs
+//! (Catto, GDC 2019, "Dynamic AABB trees"; Box2D's `b2DynamicTree`).
+//!
+//! - **Layout.** Nodes live in one `Vec` and refer to each other by `u32` index, with
+//!   `NULL_NODE` for "none"; freed nodes are chained through their `parent` field into a free
+//!   list. Leaves are proxies, and a leaf keeps its index for its whole life (re-insertion unlinks
+//!   and relinks the same node, rotations relink nodes without moving them), so a [`ProxyId`] is
+//!   simply the leaf's node index.
+//! - **Insertion by the surface-area heuristic (SAH).** The expected cost of a query is
+//!   proportional to the total surface area of the internal nodes (a random ray or box hits a
+//!   node with probability ∝ its area). Making leaf L the sibling of node S adds a new internal
+//!   node of area A(S ∪ L) and grows every ancestor P of S by A(P ∪ L) − A(P), the "inherited"
+//!   cost. We walk down from the root, comparing the cost of pairing L with the current node to
+//!   a cost for each child, and follow the cheaper child (see `DynamicTree::pick_sibling`).
+//! - **Balance.** SAH alone degenerates into a list for sorted input (each new box extends the
+//!   last), so after every change the ancestors are rebalanced with AVL rotations by height
+//!   (Adelson-Velsky & Landis 1962; Box2D v2 `b2DynamicTree::Balance`). Every internal node keeps
+//!   |height(a) − height(b)| ≤ 1, which bounds the height by about 1.44·log2(n).
+//! - **Pairs.** `update_pairs` queries the tree with the fat AABB of every proxy in the move
+//!   buffer, then sorts the pairs, so the report never depends on the tree's shape.
+
+use super::{fatten_aabb, needs_reinsert, ordered_pair, BroadPhase, BroadPhaseNode, ProxyId};
+use crate::physics::aabb::Aabb;
+use glam::Vec3;
+
+/// The "no node" index: the root's parent, a leaf's children, the end of the free list.
+const NULL_NODE: u32 = u32::MAX;
+
+/// How many node indices a traversal keeps on the program stack before spilling to the heap.
+/// A depth-first traversal holds at most height + 1 indices, and an AVL tree of 2³² leaves is
+/// under 47 high, so 64 means the spill vector is never allocated in practice.
+const INLINE_STACK_CAPACITY: usize = 64;
+
+/// One node of the tree.
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    /// For a leaf, the proxy's fat AABB; for an internal node, exactly the union of its
+    /// children's boxes.
+    aabb: Aabb,
+    /// The parent node (NULL for the root); for a free node, the next node of the free list.
+    parent: u32,
+    /// First child, NULL for a leaf (a node is a leaf exactly when this is NULL).
+    child_a: u32,
+    /// Second child, NULL for a leaf.
+    child_b: u32,
+    /// Edges on the longest path down to a leaf: 0 for a leaf.
+    height: u32,
+    /// The proxy's user value (leaves only).
+    user: u32,
+    /// True while the node sits in the free list.
+    free: bool,
+    /// True while the leaf is in the move buffer.
+    moved: bool,
+}
+
+impl Node {
+    /// A fresh leaf with no links.
+    fn leaf(aabb: Aabb, user: u32) -> Self {
+        Self {
+            aabb,
+            parent: NULL_NODE,
+            child_a: NULL_NODE,
+            child_b: NULL_NODE,
+            height: 0,
+            user,
+            free: false,
+            moved: false,
+        }
+    }
+
+    /// True for a proxy (no children).
+    #[inline]
+    fn is_leaf(&self) -> bool {
+        self.child_a == NULL_NODE
+    }
+}
+
+/// A depth-first traversal stack of node indices: a fixed array on the program stack that
+/// spills into a `Vec` only past [`INLINE_STACK_CAPACITY`], so queries never allocate.
+struct NodeStack {
+    inline: [u32; INLINE_STACK_CAPACITY],
+    len: usize,
+    spill: Vec<u32>,
+}
+
+impl NodeStack {
+    /// A stack holding `first` unless it is NULL (the root of an empty tree).
+    fn starting_at(first: u32) -> Self {
+        let mut stack = Self {
+            inline: [NULL_NODE; INLINE_STACK_CAPACITY],
+            len: 0,
+            spill: Vec::new(),
+        };
+        if first != NULL_NODE {
+            stack.push(first);
+        }
+        stack
+    }
+
+    /// Pushes an index (onto the spill vector only once the array is full).
+    #[inline]
+    fn push(&mut self, index: u32) {
+        if self.len < INLINE_STACK_CAPACITY {
+            self.inline[self.len] = index;
+            self.len += 1;
+        } else {
+            self.spill.push(index);
+        }
+    }
+
+    /// Pops the most recently pushed index. The spill vector only holds entries while the array
+    /// is full, so draining it first keeps last-in, first-out order.
+    #[inline]
+    fn pop(&mut self) -> Option<u32> {
+        if let Some(index) = self.spill.pop() {
+            return Some(index);
+        }
+        if self.len == 0 {
+            return None;
+        }
+        self.len -= 1;
+        Some(self.inline[self.len])
+    }
+}
+
+/// The dynamic AABB tree broad phase. See the module documentation.
+#[derive(Clone, Debug)]
+pub struct DynamicTree {
+    /// All nodes, live or free, indexed by node id.
+    nodes: Vec<Node>,
+    /// The root node, NULL when the tree is empty.
+    root: u32,
+    /// Head of the free list (chained through `Node::parent`), NULL when empty.
+    free_list: u32,
+    /// Number of nodes in the free list.
+    free_count: usize,
+    /// Number of leaves (live proxies).
+    proxy_count: usize,
+    /// Proxies created, re-inserted or touched since the last `update_pairs`.
+    move_buffer: Vec<ProxyId>,
+    /// Scratch for `update_pairs`, kept to avoid allocating every step.
+    pair_buffer: Vec<(u32, u32)>,
+}
+
+impl Default for DynamicTree {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl DynamicTree {
+    /// An empty tree.
+    pub fn new() -> Self {
+        Self::with_capacity(0)
+    }
+
+    /// An empty tree with room for `proxies` proxies (2·proxies − 1 nodes) before reallocating.
+    pub fn with_capacity(proxies: usize) -> Self {
+        Self {
+            nodes: Vec::with_capacity((2 * proxies).saturating_sub(1)),
+            root: NULL_NODE,
+            free_list: NULL_NODE,
+            free_count: 0,
+            proxy_count: 0,
+            move_buffer: Vec::with_capacity(proxies),
+            pair_buffer: Vec::new(),
+        }
+    }
+
+    /// Height of the tree: edges on the longest root-to-leaf path (0 when empty or a single
+    /// proxy). The AVL invariant keeps it below 1.44·log2(n + 2), hence within 2·log2(n) + 2.
+    pub fn height(&self) -> u32 {
+        if self.root == NULL_NODE {
+            0
+        } else {
+            self.nodes[self.root as usize].height
+        }
+    }
+
+    /// Number of nodes in use: 2n − 1 for n ≥ 1 proxies (n leaves, n − 1 internal nodes).
+    pub fn node_count(&self) -> usize {
+        self.nodes.len() - self.free_count
+    }
+
+    /// Tree quality: total surface area of the internal nodes divided by the root's area, the
+    /// SAH cost of a query relative to testing the root alone (Box2D `GetAreaRatio`). Lower is
+    /// better; 0 for fewer than two proxies.
+    pub fn area_ratio(&self) -> f32 {
+        if self.root == NULL_NODE {
+            return 0.0;
+        }
+        let root_area = self.nodes[self.root as usize].aabb.surface_area();
+        if root_area <= 0.0 {
+            return 0.0;
+        }
+        let internal_area: f32 = self
+            .live_nodes()
+            .filter(|(_, node)| !node.is_leaf())
+            .map(|(_, node)| node.aabb.surface_area())
+            .sum();
+        internal_area / root_area
+    }
+
+    /// Live (non-free) nodes with their indices, in index order.
+    fn live_nodes(&self) -> impl Iterator<Item = (u32, &Node)> {
+        self.nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, node)| !node.free)
+            .map(|(index, node)| (index as u32, node))
+    }
+
+    /// The leaf of a live proxy; panics on a destroyed or unknown id (a caller bug).
+    fn leaf(&self, proxy: ProxyId) -> &Node {
+        match self.nodes.get(proxy as usize) {
+            Some(node) if !node.free && node.is_leaf() => node,
+            _ => panic!("dynamic tree: proxy {proxy} is not live"),
+        }
+    }
+
+    /// Mutable access to `index`'s node (no liveness check: internal use).
+    #[inline]
+    fn node_mut(&mut self, index: u32) -> &mut Node {
+        &mut self.nodes[index as usize]
+    }
+
+    /// Height of node `index`.
+    #[inline]
+    fn height_of(&self, index: u32) -> u32 {
+        self.nodes[index as usize].height
+    }
+
+    /// Takes a node from the free list (or grows the vector) and initialises it as `node`.
+    fn allocate_node(&mut self, node: Node) -> u32 {
+        if self.free_list == NULL_NODE {
+            self.nodes.push(node);
+            return (self.nodes.len() - 1) as u32;
+        }
+        let index = self.free_list;
+        self.free_list = self.nodes[index as usize].parent;
+        self.free_count -= 1;
+        self.nodes[index as usize] = node;
+        index
+    }
+
+    /// Returns a node to the free list.
+    fn free_node(&mut self, index: u32) {
+        let next = self.free_list;
+        let node = self.node_mut(index);
+        node.free = true;
+        node.moved = false;
+        node.parent = next;
+        node.child_a = NULL_NODE;
+        node.child_b = NULL_NODE;
+        node.height = 0;
+        self.free_list = index;
+        self.free_count += 1;
+    }
+
+    /// Puts a proxy in the move buffer unless it is already there.
+    fn buffer_move(&mut self, proxy: ProxyId) {
+        if !self.nodes[proxy as usize].moved {
+            self.node_mut(proxy).moved = true;
+            self.move_buffer.push(proxy);
+        }
+    }
+
+    /// Chooses the node that the new leaf with box `leaf_aabb` will become the sibling of.
+    ///
+    /// Greedy SAH descent (Catto 2019). At node N with inherited cost I (the growth of N's
+    /// ancestors), pairing the leaf L with N costs A(N ∪ L) + I. Going into N's child C first
+    /// grows N itself, so C inherits I' = I + A(N ∪ L) − A(N); then
+    /// - if C is a leaf, pairing with it costs exactly A(C ∪ L) + I';
+    /// - otherwise any choice inside C costs at least A(L) (the new node contains L) plus C's own
+    ///   growth A(C ∪ L) − A(C), plus I' (Catto's branch-and-bound lower bound).
+    ///
+    /// We follow the cheaper child while it beats stopping at N. Unlike Box2D v2 we only stop at
+    /// nodes of height ≤ 1: pairing L (height 0) with a taller subtree would unbalance the new
+    /// parent by more than one, which a single rotation cannot repair. Stopping low keeps the
+    /// strict AVL invariant, and with it the height bound, for any insertion order.
+    fn pick_sibling(&self, leaf_aabb: &Aabb) -> u32 {
+        let leaf_area = leaf_aabb.surface_area();
+        let mut index = self.root;
+        let mut inherited = 0.0f32;
+        loop {
+            let node = &self.nodes[index as usize];
+            if node.is_leaf() {
+                return index;
+            }
+            let combined_area = node.aabb.union(leaf_aabb).surface_area();
+            let cost_here = combined_area + inherited;
+            let child_inherited = inherited + (combined_area - node.aabb.surface_area());
+            let cost_a = self.descent_cost(node.child_a, leaf_aabb, leaf_area, child_inherited);
+            let cost_b = self.descent_cost(node.child_b, leaf_aabb, leaf_area, child_inherited);
+            if node.height <= 1 && cost_here <= cost_a.min(cost_b) {
+                return index;
+            }
+            // Ties go to child_a so the choice is deterministic.
+            index = if cost_a <= cost_b {
+                node.child_a
+            } else {
+                node.child_b
+            };
+            inherited = child_inherited;
+        }
+    }
+
+    /// The (lower bound of the) SAH cost of placing the leaf inside `child`; see
+    /// [`Self::pick_sibling`].
+    fn descent_cost(&self, child: u32, leaf_aabb: &Aabb, leaf_area: f32, inherited: f32) -> f32 {
+        let node = &self.nodes[child as usize];
+        let union_area = node.aabb.union(leaf_aabb).surface_area();
+        if node.is_leaf() {
+            union_area + inherited
+        } else {
+            leaf_area + (union_area - node.aabb.surface_area()) + inherited
+        }
+    }
+
+    /// Links the detached leaf `leaf` into the tree: a new internal node takes the chosen
+    /// sibling's place and adopts the sibling and the leaf; then the ancestors are refitted and
+    /// rebalanced.
+    fn insert_leaf(&mut self, leaf: u32) {
+        if self.root == NULL_NODE {
+            self.root = leaf;
+            self.node_mut(leaf).parent = NULL_NODE;
+            return;
+        }
+        let leaf_aabb = self.nodes[leaf as usize].aabb;
+        let sibling = self.pick_sibling(&leaf_aabb);
+        let sibling_node = self.nodes[sibling as usize];
+        let old_parent = sibling_node.parent;
+        let new_parent = self.allocate_node(Node {
+            aabb: leaf_aabb.union(&sibling_node.aabb),
+            parent: old_parent,
+            child_a: sibling,
+            child_b: leaf,
+            height: sibling_node.height + 1,
+            user: NULL_NODE,
+            free: false,
+            moved: false,
+        });
+        self.node_mut(sibling).parent = new_parent;
+        self.node_mut(leaf).parent = new_parent;
+        self.replace_child(old_parent, sibling, new_parent);
+        self.rebalance_upwards(old_parent);
+    }
+
+    /// Unlinks `leaf` from the tree (the node itself stays allocated): its sibling takes the
+    /// parent's place, the parent is freed, and the ancestors are refitted and rebalanced.
+    fn remove_leaf(&mut self, leaf: u32) {
+        if leaf == self.root {
+            self.root = NULL_NODE;
+            return;
+        }
+        let parent = self.nodes[leaf as usize].parent;
+        let parent_node = self.nodes[parent as usize];
+        let grandparent = parent_node.parent;
+        let sibling = if parent_node.child_a == leaf {
+            parent_node.child_b
+        } else {
+            parent_node.child_a
+        };
+        self.node_mut(sibling).parent = grandparent;
+        self.replace_child(grandparent, parent, sibling);
+        self.free_node(parent);
+        self.node_mut(leaf).parent = NULL_NODE;
+        self.rebalance_upwards(grandparent);
+    }
+
+    /// In `parent`, replaces the child link `old` by `new`; a NULL `parent` means the root.
+    /// (`new`'s parent link is the caller's business.)
+    fn replace_child(&mut self, parent: u32, old: u32, new: u32) {
+        if parent == NULL_NODE {
+            self.root = new;
+            return;
+        }
+        let node = self.node_mut(parent);
+        if node.child_a == old {
+            node.child_a = new;
+        } else {
+            debug_assert_eq!(node.child_b, old, "replace_child: {old} is not a child");
+            node.child_b = new;
+        }
+    }
+
+    /// Recomputes an internal node's box (the union of its children) and height.
+    fn refit(&mut self, index: u32) {
+        let node = self.nodes[index as usize];
+        let a = &self.nodes[node.child_a as usize];
+        let b = &self.nodes[node.child_b as usize];
+        let aabb = a.aabb.union(&b.aabb);
+        let height = 1 + a.height.max(b.height);
+        let node = self.node_mut(index);
+        node.aabb = aabb;
+        node.height = height;
+    }
+
+    /// Walks from `start` up to the root, rebalancing and refitting each node. After one leaf is
+    /// inserted or removed, each ancestor's subtree height changed by at most one, so every node
+    /// on the way is off balance by at most two and one rotation fixes it.
+    fn rebalance_upwards(&mut self, start: u32) {
+        let mut index = start;
+        while index != NULL_NODE {
+            index = self.balance(index);
+            index = self.nodes[index as usize].parent;
+        }
+    }
+
+    /// Restores |height(a) − height(b)| ≤ 1 at the internal node `index` (whose children are
+    /// already balanced) with one rotation if needed, refits, and returns the node now at the top
+    /// of that subtree.
+    fn balance(&mut self, index: u32) -> u32 {
+        let node = self.nodes[index as usize];
+        let height_a = self.height_of(node.child_a);
+        let height_b = self.height_of(node.child_b);
+        if height_b > height_a + 1 {
+            return self.rotate_up(index, node.child_b);
+        }
+        if height_a > height_b + 1 {
+            return self.rotate_up(index, node.child_a);
+        }
+        self.refit(index);
+        index
+    }
+
+    /// Rotates the child `tall` (two levels taller than its sibling `short`) above `top`:
+    ///
+    /// ```text
+    ///        top                  tall
+    ///       /   \                /    \
+    ///   short   tall    →      top    keep
+    ///           /  \          /   \
+    ///        keep  give    short  give
+    /// ```
+    ///
+    /// With height(short) = h, height(tall) = h + 2 and `tall` balanced, its children have
+    /// heights (h + 1, h) or (h + 1, h + 1). Keeping the taller one (`keep`, h + 1) at the top and
+    /// giving the other (h or h + 1) to `top` leaves `top` at height h + 1 or h + 2, beside
+    /// `keep` at h + 1: both nodes end balanced. Because siblings in a BVH are unordered, this one
+    /// rotation covers both the single and the double rotation cases of a search-tree AVL.
+    fn rotate_up(&mut self, top: u32, tall: u32) -> u32 {
+        let tall_node = self.nodes[tall as usize];
+        let (keep, give) = if self.height_of(tall_node.child_a) >= self.height_of(tall_node.child_b)
+        {
+            (tall_node.child_a, tall_node.child_b)
+        } else {
+            (tall_node.child_b, tall_node.child_a)
+        };
+        let parent = self.nodes[top as usize].parent;
+        // `tall` takes `top`'s place under `top`'s parent.
+        self.node_mut(tall).parent = parent;
+        self.replace_child(parent, top, tall);
+        // `top` becomes `tall`'s child, beside `keep`.
+        let tall_mut = self.node_mut(tall);
+        tall_mut.child_a = top;
+        tall_mut.child_b = keep;
+        self.node_mut(top).parent = tall;
+        // `give` fills the slot `tall` left in `top`.
+        self.replace_child(top, tall, give);
+        self.node_mut(give).parent = top;
+        // Bottom-up: `top` first, since `tall`'s box and height depend on it.
+        self.refit(top);
+        self.refit(tall);
+        tall
+    }
+
+    /// Calls `visit(leaf index)` for every leaf whose box overlaps `aabb`; stops when `visit`
+    /// returns false. Subtrees whose box misses `aabb` are skipped whole.
+    fn query_leaves(&self, aabb: &Aabb, mut visit: impl FnMut(u32) -> bool) {
+        let mut stack = NodeStack::starting_at(self.root);
+        while let Some(index) = stack.pop() {
+            let node = &self.nodes[index as usize];
+            if !node.aabb.overlaps(aabb) {
+                continue;
+            }
+            if node.is_leaf() {
+                if !visit(index) {
+                    return;
+                }
+            } else {
+                stack.push(node.child_b);
+                stack.push(node.child_a);
+            }
+        }
+    }
+
+    /// Collects into `pairs` the pairs found by querying with the moved `proxy`'s fat AABB. A
+    /// pair of two moved proxies is found from both sides; only the side with the smaller id
+    /// keeps it, so each pair is collected once.
+    fn collect_pairs_of(&self, proxy: ProxyId, pairs: &mut Vec<(u32, u32)>) {
+        let this = self.nodes[proxy as usize];
+        self.query_leaves(&this.aabb, |other| {
+            let other_node = &self.nodes[other as usize];
+            let counted_by_other = other_node.moved && other < proxy;
+            if other != proxy && !counted_by_other {
+                pairs.push(ordered_pair(this.user, other_node.user));
+            }
+            true
+        });
+    }
+
+    /// Appends `index`'s subtree, depth first, to `out`.
+    fn push_debug_subtree(&self, index: u32, depth: u32, out: &mut Vec<BroadPhaseNode>) {
+        let node = &self.nodes[index as usize];
+        let leaf = node.is_leaf();
+        let children_overlap = !leaf
+            && self.nodes[node.child_a as usize]
+                .aabb
+                .overlaps(&self.nodes[node.child_b as usize].aabb);
+        out.push(BroadPhaseNode {
+            aabb: node.aabb,
+            depth,
+            is_leaf: leaf,
+            children_overlap,
+        });
+        if !leaf {
+            self.push_debug_subtree(node.child_a, depth + 1, out);
+            self.push_debug_subtree(node.child_b, depth + 1, out);
+        }
+    }
+}
+
+impl BroadPhase for DynamicTree {
+    fn name(&self) -> &'static str {
+        "dynamic AABB tree"
+    }
+
+    fn create_proxy(&mut self, aabb: Aabb, user: u32) -> ProxyId {
+        let leaf = self.allocate_node(Node::leaf(fatten_aabb(&aabb, Vec3::ZERO), user));
+        self.insert_leaf(leaf);
+        self.proxy_count += 1;
+        self.buffer_move(leaf);
+        leaf
+    }
+
+    fn destroy_proxy(&mut self, proxy: ProxyId) {
+        if self.leaf(proxy).moved {
+            // Rare (destroyed in the step it moved), so a linear search is fine.
+            self.move_buffer.retain(|&id| id != proxy);
+        }
+        self.remove_leaf(proxy);
+        self.free_node(proxy);
+        self.proxy_count -= 1;
+    }
+
+    fn move_proxy(&mut self, proxy: ProxyId, aabb: Aabb, displacement: Vec3) -> bool {
+        let fresh = fatten_aabb(&aabb, displacement);
+        if !needs_reinsert(&self.leaf(proxy).aabb, &aabb, &fresh) {
+            return false;
+        }
+        self.remove_leaf(proxy);
+        self.node_mut(proxy).aabb = fresh;
+        self.insert_leaf(proxy);
+        self.buffer_move(proxy);
+        true
+    }
+
+    fn touch_proxy(&mut self, proxy: ProxyId) {
+        // `leaf` panics on an id that is not live, as every per-proxy call does.
+        self.leaf(proxy);
+        self.buffer_move(proxy);
+    }
+
+    fn fat_aabb(&self, proxy: ProxyId) -> Aabb {
+        self.leaf(proxy).aabb
+    }
+
+    fn user_data(&self, proxy: ProxyId) -> u32 {
+        self.leaf(proxy).user
+    }
+
+    fn proxy_count(&self) -> usize {
+        self.proxy_count
+    }
+
+    fn update_pairs(&mut self, report: &mut dyn FnMut(u32, u32)) {
+        let mut pairs = std::mem::take(&mut self.pair_buffer);
+        pairs.clear();
+        for &proxy in &self.move_buffer {
+            self.collect_pairs_of(proxy, &mut pairs);
+        }
+        // Sorting makes the report independent of the tree's shape and of the move order.
+        pairs.sort_unstable();
+        for &(user_a, user_b) in &pairs {
+            report(user_a, user_b);
+        }
+        for index in 0..self.move_buffer.len() {
+            let proxy = self.move_buffer[index];
+            self.node_mut(proxy).moved = false;
+        }
+        self.move_buffer.clear();
+        self.pair_buffer = pairs;
+    }
+
+    fn query(&self, aabb: &Aabb, visit: &mut dyn FnMut(u32) -> bool) {
+        self.query_leaves(aabb, |leaf| visit(self.nodes[leaf as usize].user));
+    }
+
+    fn ray_cast(
+        &self,
+        origin: Vec3,
+        dir: Vec3,
+        max_t: f32,
+        visit: &mut dyn FnMut(u32, f32) -> f32,
+    ) {
+        let mut clip = max_t;
+        let mut stack = NodeStack::starting_at(self.root);
+        while let Some(index) = stack.pop() {
+            let node = &self.nodes[index as usize];
+            // Testing against the current clip prunes subtrees beyond the closest hit so far.
+            if node.aabb.ray_intersection(origin, dir, clip).is_none() {
+                continue;
+            }
+            if node.is_leaf() {
+                let new_clip = visit(node.user, clip);
+                if new_clip <= 0.0 {
+                    return;
+                }
+                clip = clip.min(new_clip);
+            } else {
+                stack.push(node.child_b);
+                stack.push(node.child_a);
+            }
+        }
+    }
+
+    fn debug_nodes(&self, out: &mut Vec<BroadPhaseNode>) {
+        if self.root != NULL_NODE {
+            self.push_debug_subtree(self.root, 0, out);
+        }
+    }
+
+    /// Checks, in order: the structure reachable from the root (links, no cycles, leaf count,
+    /// boxes equal to the union of the children, heights, AVL balance), the free list, the move
+    /// buffer and that user values are distinct.
+    fn validate(&self) -> Result<(), String> {
+        let reached = self.validate_structure()?;
+        self.validate_free_list(&reached)?;
+        self.validate_move_buffer()?;
+        self.validate_users()
+    }
+}
+
+mod validate;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,265 @@
+//! Unit tests of the dynamic tree's internals: structure, balance, re-insertion policy, pairs
+//! and the validator itself.
+
+use super::*;
+use crate::physics::constants::AABB_MARGIN;
+
+/// A tiny deterministic generator (Knuth's MMIX LCG) so tests never depend on a seed source.
+struct Lcg(u64);
+
+impl Lcg {
+    /// A float uniformly in [lo, hi) from the top 24 bits of the state.
+    fn range(&mut self, lo: f32, hi: f32) -> f32 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        let unit = (self.0 >> 40) as f32 / (1u64 << 24) as f32;
+        lo + (hi - lo) * unit
+    }
+
+    /// A random box with centre in [0, extent)³ and half sizes in [0.05, 1).
+    fn aabb(&mut self, extent: f32) -> Aabb {
+        let center = Vec3::new(
+            self.range(0.0, extent),
+            self.range(0.0, extent),
+            self.range(0.0, extent),
+        );
+        let half = Vec3::new(
+            self.range(0.05, 1.0),
+            self.range(0.05, 1.0),
+            self.range(0.05, 1.0),
+        );
+        Aabb::from_center_half_extents(center, half)
+    }
+}
+
+fn cube(center: Vec3, half: f32) -> Aabb {
+    Aabb::from_center_half_extents(center, Vec3::splat(half))
+}
+
+fn pairs(tree: &mut DynamicTree) -> Vec<(u32, u32)> {
+    let mut out = Vec::new();
+    tree.update_pairs(&mut |a, b| out.push((a, b)));
+    out
+}
+
+/// The AVL height bound for n leaves: a tree of height h holds at least F(h + 2) ≥ φ^h leaves
+/// (Fibonacci), so h ≤ log_φ(n) ≈ 1.44·log2(n).
+fn avl_bound(leaves: usize) -> u32 {
+    let golden = (1.0 + 5f64.sqrt()) / 2.0;
+    ((leaves.max(1) as f64).ln() / golden.ln()).floor() as u32 + 1
+}
+
+#[test]
+fn empty_tree_is_valid_and_answers_nothing() {
+    let tree = DynamicTree::new();
+    tree.validate().unwrap();
+    assert_eq!(
+        (tree.height(), tree.node_count(), tree.proxy_count()),
+        (0, 0, 0)
+    );
+    tree.query(&cube(Vec3::ZERO, 10.0), &mut |_| {
+        panic!("no proxy to visit")
+    });
+    tree.ray_cast(Vec3::ZERO, Vec3::X, 10.0, &mut |_, _| {
+        panic!("no proxy to hit")
+    });
+}
+
+#[test]
+fn node_count_is_two_n_minus_one_and_frees_are_reused() {
+    let mut rng = Lcg(7);
+    let mut tree = DynamicTree::new();
+    let proxies: Vec<ProxyId> = (0..200)
+        .map(|user| tree.create_proxy(rng.aabb(20.0), user))
+        .collect();
+    tree.validate().unwrap();
+    assert_eq!(tree.node_count(), 2 * 200 - 1);
+    for &proxy in proxies.iter().step_by(2) {
+        tree.destroy_proxy(proxy);
+        tree.validate().unwrap();
+    }
+    assert_eq!(tree.node_count(), 2 * 100 - 1);
+    let capacity = tree.nodes.len();
+    for user in 1000..1100 {
+        tree.create_proxy(rng.aabb(20.0), user);
+    }
+    tree.validate().unwrap();
+    assert_eq!(tree.nodes.len(), capacity, "freed nodes are reused first");
+    for &proxy in proxies.iter().skip(1).step_by(2) {
+        tree.destroy_proxy(proxy);
+    }
+    assert_eq!(tree.proxy_count(), 100);
+    tree.validate().unwrap();
+}
+
+#[test]
+fn sorted_insertion_stays_avl_balanced() {
+    // Boxes along a line, each new one beyond the last: the SAH alone would build a list.
+    let mut tree = DynamicTree::new();
+    let mut proxies = Vec::new();
+    for i in 0..1024u32 {
+        proxies.push(tree.create_proxy(cube(Vec3::new(i as f32, 0.0, 0.0), 0.4), i));
+        assert!(
+            tree.height() <= avl_bound(i as usize + 1),
+            "height {}",
+            tree.height()
+        );
+    }
+    tree.validate().unwrap();
+    // Removing the first half (again in order) must keep the balance too.
+    for &proxy in &proxies[..512] {
+        tree.destroy_proxy(proxy);
+    }
+    tree.validate().unwrap();
+    assert!(tree.height() <= avl_bound(512));
+}
+
+#[test]
+fn move_inside_fat_box_is_not_reinserted() {
+    let mut tree = DynamicTree::new();
+    let proxy = tree.create_proxy(cube(Vec3::ZERO, 0.5), 1);
+    let fat = tree.fat_aabb(proxy);
+    let nudged = cube(Vec3::splat(0.5 * AABB_MARGIN), 0.5);
+    assert!(!tree.move_proxy(proxy, nudged, Vec3::splat(0.05)));
+    assert_eq!(tree.fat_aabb(proxy), fat);
+    let escaped = cube(Vec3::splat(2.0 * AABB_MARGIN), 0.5);
+    let displacement = Vec3::new(0.2, 0.0, 0.0);
+    assert!(tree.move_proxy(proxy, escaped, displacement));
+    assert_eq!(tree.fat_aabb(proxy), fatten_aabb(&escaped, displacement));
+    assert_eq!(
+        tree.user_data(proxy),
+        1,
+        "the proxy id survives re-insertion"
+    );
+    tree.validate().unwrap();
+}
+
+#[test]
+fn huge_fat_box_shrinks_after_stopping() {
+    let mut tree = DynamicTree::new();
+    let start = cube(Vec3::ZERO, 0.5);
+    let proxy = tree.create_proxy(start, 1);
+    let moved = cube(Vec3::new(0.5, 0.0, 0.0), 0.5);
+    // Fast motion: the box is stretched 2 × 0.5 m ahead.
+    assert!(tree.move_proxy(proxy, moved, Vec3::new(0.5, 0.0, 0.0)));
+    assert!(tree.fat_aabb(proxy).max.x > 2.0);
+    // The body stops: still inside, but the stretched box is now too big and is rebuilt.
+    assert!(tree.move_proxy(proxy, moved, Vec3::ZERO));
+    assert_eq!(tree.fat_aabb(proxy), fatten_aabb(&moved, Vec3::ZERO));
+    assert!(!tree.move_proxy(proxy, moved, Vec3::ZERO), "now stable");
+}
+
+#[test]
+fn pairs_of_two_moved_proxies_are_reported_once_and_sorted() {
+    let mut tree = DynamicTree::new();
+    let a = tree.create_proxy(cube(Vec3::ZERO, 0.5), 30);
+    let b = tree.create_proxy(cube(Vec3::new(0.8, 0.0, 0.0), 0.5), 10);
+    tree.create_proxy(cube(Vec3::new(0.0, 0.8, 0.0), 0.5), 20);
+    tree.create_proxy(cube(Vec3::new(9.0, 0.0, 0.0), 0.5), 40);
+    assert_eq!(pairs(&mut tree), vec![(10, 20), (10, 30), (20, 30)]);
+    assert!(pairs(&mut tree).is_empty());
+    tree.touch_proxy(a);
+    tree.touch_proxy(b);
+    assert_eq!(pairs(&mut tree), vec![(10, 20), (10, 30), (20, 30)]);
+    tree.validate().unwrap();
+}
+
+#[test]
+fn destroyed_proxy_leaves_move_buffer() {
+    let mut tree = DynamicTree::new();
+    tree.create_proxy(cube(Vec3::ZERO, 0.5), 1);
+    let b = tree.create_proxy(cube(Vec3::ZERO, 0.5), 2);
+    tree.destroy_proxy(b);
+    tree.validate().unwrap();
+    assert!(pairs(&mut tree).is_empty());
+}
+
+#[test]
+fn debug_nodes_match_structure() {
+    let mut rng = Lcg(3);
+    let mut tree = DynamicTree::new();
+    for user in 0..50 {
+        tree.create_proxy(rng.aabb(10.0), user);
+    }
+    let mut nodes = Vec::new();
+    tree.debug_nodes(&mut nodes);
+    assert_eq!(nodes.len(), tree.node_count());
+    assert_eq!(nodes.iter().filter(|n| n.is_leaf).count(), 50);
+    let deepest = nodes.iter().map(|n| n.depth).max().unwrap();
+    assert_eq!(deepest, tree.height());
+    assert!(nodes.iter().all(|n| !(n.is_leaf && n.children_overlap)));
+}
+
+#[test]
+fn node_stack_spills_in_lifo_order() {
+    let mut stack = NodeStack::starting_at(NULL_NODE);
+    for i in 0..100 {
+        stack.push(i);
+    }
+    let popped: Vec<u32> = std::iter::from_fn(|| stack.pop()).collect();
+    assert_eq!(popped, (0..100).rev().collect::<Vec<_>>());
+}
+
+#[test]
+fn ray_cast_clip_finds_closest_proxy() {
+    let mut tree = DynamicTree::new();
+    let mut fat_by_user = Vec::new();
+    // Inserted far to near, so the first leaf visited is unlikely to be the closest.
+    for i in (0..10u32).rev() {
+        let proxy = tree.create_proxy(cube(Vec3::new(2.0 * i as f32 + 2.0, 0.0, 0.0), 0.5), i);
+        fat_by_user.push((i, tree.fat_aabb(proxy)));
+    }
+    fat_by_user.sort_by_key(|&(user, _)| user);
+    // Clip at each hit's entry: the closest box spans x = 2 ± 0.6 (0.5 + margin), t = 1.4.
+    let mut closest = None;
+    tree.ray_cast(Vec3::ZERO, Vec3::X, 100.0, &mut |user, clip| {
+        let t = fat_by_user[user as usize]
+            .1
+            .ray_intersection(Vec3::ZERO, Vec3::X, clip);
+        match t {
+            Some(t) => {
+                closest = Some(user);
+                t
+            }
+            None => clip,
+        }
+    });
+    assert_eq!(closest, Some(0));
+}
+
+#[test]
+fn validate_catches_corruption() {
+    let build = || {
+        let mut rng = Lcg(11);
+        let mut tree = DynamicTree::new();
+        for user in 0..20 {
+            tree.create_proxy(rng.aabb(10.0), user);
+        }
+        tree
+    };
+    build().validate().unwrap();
+    let root = build().root as usize;
+
+    let mut grown = build();
+    grown.nodes[root].aabb = grown.nodes[root].aabb.expanded(1.0);
+    assert!(grown.validate().is_err(), "root box larger than the union");
+
+    let mut tall = build();
+    tall.nodes[root].height += 1;
+    assert!(tall.validate().is_err(), "wrong height");
+
+    let mut cycle = build();
+    let child = cycle.nodes[root].child_a as usize;
+    cycle.nodes[child].child_a = root as u32;
+    assert!(cycle.validate().is_err(), "cycle");
+
+    let mut moved = build();
+    moved.move_buffer.push(moved.move_buffer[0]);
+    assert!(moved.validate().is_err(), "duplicate move");
+
+    let mut leaked = build();
+    leaked.nodes.push(Node::leaf(cube(Vec3::ZERO, 1.0), 99));
+    assert!(leaked.validate().is_err(), "leaked node");
+}

@@ -68,7 +68,10 @@ impl Aabb {
     /// The box grown by `margin` on every side.
     #[inline]
     pub fn expanded(&self, margin: f32) -> Aabb {
-        Aabb::new(self.min - Vec3::splat(margin), self.max + Vec3::splat(margin))
+        Aabb::new(
+            self.min - Vec3::splat(margin),
+            self.max + Vec3::splat(margin),
+        )
     }
 
     /// Surface area (the cost measure of the dynamic tree's SAH).
@@ -165,6 +168,9 @@ mod tests {
         let a = Aabb::new(Vec3::splat(-1.0), Vec3::splat(1.0));
         let t = a.ray_intersection(Vec3::new(-5.0, 0.0, 0.0), Vec3::X, 100.0);
         assert_eq!(t, Some(4.0));
-        assert_eq!(a.ray_intersection(Vec3::new(-5.0, 2.0, 0.0), Vec3::X, 100.0), None);
+        assert_eq!(
+            a.ray_intersection(Vec3::new(-5.0, 2.0, 0.0), Vec3::X, 100.0),
+            None
+        );
     }
 }

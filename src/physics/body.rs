@@ -289,7 +289,8 @@ impl Body {
             return 0.0;
         }
         let w = self.angular_velocity;
-        0.5 * self.mass * self.linear_velocity.length_squared() + 0.5 * w.dot(self.world_inertia() * w)
+        0.5 * self.mass * self.linear_velocity.length_squared()
+            + 0.5 * w.dot(self.world_inertia() * w)
     }
 
     /// The state for a new `BodyDef` that recreates this body (colliders not included).

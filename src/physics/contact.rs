@@ -7,38 +7,14 @@
 //! edges), so waking, removal and islands never search.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
 use super::body::NULL;
+use super::broad_phase::DeterministicBuildHasher;
 use super::math::Vec3;
 use super::narrow_phase::{ManifoldPoint, MAX_MANIFOLD_POINTS};
 
-/// A hasher with no per-process random seed (std's default is seeded randomly), so hash
-/// maps behave the same in every run. Mixes a u64 key with the splitmix64 finaliser.
-#[derive(Default, Clone, Copy)]
-pub struct DeterministicHasher(u64);
-
-impl Hasher for DeterministicHasher {
-    fn finish(&self) -> u64 {
-        let mut z = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 ^ b as u64).wrapping_mul(0x100_0000_01B3);
-        }
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 ^= n;
-    }
-}
-
-/// A hash map with deterministic hashing.
-pub type DeterministicMap<K, V> = HashMap<K, V, BuildHasherDefault<DeterministicHasher>>;
+/// A hash map with deterministic hashing (std's default hasher is seeded per process).
+pub type DeterministicMap<K, V> = HashMap<K, V, DeterministicBuildHasher>;
 
 /// The key of an unordered pair of collider slots.
 #[inline]
@@ -194,7 +170,15 @@ impl ContactSet {
     }
 
     /// Creates a contact (no points yet) and returns its id. The caller links it to bodies.
-    pub fn create(&mut self, collider_a: u32, collider_b: u32, body_a: u32, body_b: u32, friction: f32, restitution: f32) -> u32 {
+    pub fn create(
+        &mut self,
+        collider_a: u32,
+        collider_b: u32,
+        body_a: u32,
+        body_b: u32,
+        friction: f32,
+        restitution: f32,
+    ) -> u32 {
         let edge = |body| ContactEdge {
             body,
             prev: NULL,

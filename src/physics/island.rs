@@ -131,8 +131,10 @@ impl World {
                 continue;
             };
             let resting = body.can_sleep
-                && body.linear_velocity.length_squared() < LINEAR_SLEEP_TOLERANCE * LINEAR_SLEEP_TOLERANCE
-                && body.angular_velocity.length_squared() < ANGULAR_SLEEP_TOLERANCE * ANGULAR_SLEEP_TOLERANCE;
+                && body.linear_velocity.length_squared()
+                    < LINEAR_SLEEP_TOLERANCE * LINEAR_SLEEP_TOLERANCE
+                && body.angular_velocity.length_squared()
+                    < ANGULAR_SLEEP_TOLERANCE * ANGULAR_SLEEP_TOLERANCE;
             body.sleep_time = if resting { body.sleep_time + dt } else { 0.0 };
         }
 
@@ -146,7 +148,10 @@ impl World {
             if !c.touching {
                 continue;
             }
-            let (Some(a), Some(b)) = (self.bodies.at(c.edges[0].body), self.bodies.at(c.edges[1].body)) else {
+            let (Some(a), Some(b)) = (
+                self.bodies.at(c.edges[0].body),
+                self.bodies.at(c.edges[1].body),
+            ) else {
                 continue;
             };
             let (ia, ib) = (a.solver_index, b.solver_index);
@@ -190,7 +195,10 @@ impl World {
         self.counters.islands = islands;
         for solver_index in 1..n {
             let root = find(parent, solver_index as u32);
-            if let Some(body) = self.bodies.at_mut(self.scratch.solver_to_body[solver_index]) {
+            if let Some(body) = self
+                .bodies
+                .at_mut(self.scratch.solver_to_body[solver_index])
+            {
                 body.island = self.scratch.solver_to_body[root as usize];
             }
         }

@@ -120,7 +120,13 @@ mod tests {
 
     #[test]
     fn basis_is_orthonormal_and_right_handed() {
-        for n in [Vec3::X, Vec3::Y, Vec3::Z, -Vec3::Z, Vec3::new(1.0, 2.0, -3.0).normalize()] {
+        for n in [
+            Vec3::X,
+            Vec3::Y,
+            Vec3::Z,
+            -Vec3::Z,
+            Vec3::new(1.0, 2.0, -3.0).normalize(),
+        ] {
             let (t1, t2) = orthonormal_basis(n);
             assert!((t1.length() - 1.0).abs() < 1e-6);
             assert!((t2.length() - 1.0).abs() < 1e-6);

@@ -2,13 +2,24 @@
 //! sequential-impulse solver, islands and sleeping. Depends on glam and std only.
 
 pub mod aabb;
+pub mod body;
 pub mod broad_phase;
+pub mod collider;
 pub mod constants;
+pub mod contact;
+pub mod handle;
+pub mod island;
 pub mod math;
 pub mod narrow_phase;
+pub mod profile;
 pub mod shape;
-pub mod body;
-pub mod collider;
-pub mod handle;
-pub mod contact;
 pub(crate) mod solver;
+pub mod world;
+pub mod world_bodies;
+
+pub use body::{Body, BodyDef, BodyType};
+pub use collider::{Collider, ColliderDef};
+pub use math::{Isometry, Quat, Vec3};
+pub use shape::Shape;
+pub use world::{BodyHandle, BroadPhaseKind, ColliderHandle, World, WorldSettings};
+pub use world_bodies::ColliderError;

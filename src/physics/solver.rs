@@ -195,14 +195,19 @@ impl ContactConstraint {
             let (ra, rb) = (mid - center_a, mid - center_b);
             let mass = |dir: Vec3| {
                 let (ca, cb) = (ra.cross(dir), rb.cross(dir));
-                let k = a.inv_mass + b.inv_mass + ca.dot(a.inv_inertia * ca) + cb.dot(b.inv_inertia * cb);
+                let k = a.inv_mass
+                    + b.inv_mass
+                    + ca.dot(a.inv_inertia * ca)
+                    + cb.dot(b.inv_inertia * cb);
                 if k > 0.0 {
                     1.0 / k
                 } else {
                     0.0
                 }
             };
-            let dv = b.linear_velocity + b.angular_velocity.cross(rb) - a.linear_velocity - a.angular_velocity.cross(ra);
+            let dv = b.linear_velocity + b.angular_velocity.cross(rb)
+                - a.linear_velocity
+                - a.angular_velocity.cross(ra);
             let scale = if warm_start { 1.0 } else { 0.0 };
             *cp = ConstraintPoint {
                 anchor_a: ra,
@@ -248,7 +253,8 @@ fn current_anchors(p: &ConstraintPoint, a: &SolverBody, b: &SolverBody) -> (Vec3
     let moved_b = b.delta_rotation * p.anchor_b;
     // Material points: c_a0 + Δx_a + Δq_a·r_a and c_b0 + Δx_b + Δq_b·r_b, with
     // c_b0 − c_a0 = r_a − r_b because both anchors start at the same point.
-    let gap = (p.anchor_a - p.anchor_b) + (b.delta_position - a.delta_position) + (moved_b - moved_a);
+    let gap =
+        (p.anchor_a - p.anchor_b) + (b.delta_position - a.delta_position) + (moved_b - moved_a);
     (moved_a + 0.5 * gap, moved_b - 0.5 * gap, gap)
 }
 
@@ -264,12 +270,19 @@ fn apply(a: &mut SolverBody, b: &mut SolverBody, ra: Vec3, rb: Vec3, impulse: Ve
 /// Relative velocity of B's point over A's point.
 #[inline]
 fn relative_velocity(a: &SolverBody, b: &SolverBody, ra: Vec3, rb: Vec3) -> Vec3 {
-    b.linear_velocity + b.angular_velocity.cross(rb) - a.linear_velocity - a.angular_velocity.cross(ra)
+    b.linear_velocity + b.angular_velocity.cross(rb)
+        - a.linear_velocity
+        - a.angular_velocity.cross(ra)
 }
 
 /// Reads two bodies, runs `f` on them, writes them back.
 #[inline]
-fn with_pair(bodies: &mut [SolverBody], ia: u32, ib: u32, f: impl FnOnce(&mut SolverBody, &mut SolverBody)) {
+fn with_pair(
+    bodies: &mut [SolverBody],
+    ia: u32,
+    ib: u32,
+    f: impl FnOnce(&mut SolverBody, &mut SolverBody),
+) {
     let (mut a, mut b) = (bodies[ia as usize], bodies[ib as usize]);
     f(&mut a, &mut b);
     // The static stand-in (index 0) has infinite mass: writing it back changes nothing.
@@ -281,8 +294,10 @@ fn with_pair(bodies: &mut [SolverBody], ia: u32, ib: u32, f: impl FnOnce(&mut So
 pub(crate) fn integrate_velocities(bodies: &mut [SolverBody], ctx: &StepContext) {
     let h = ctx.h;
     for body in bodies.iter_mut().filter(|b| b.is_dynamic) {
-        let v = (body.linear_velocity + h * body.linear_acceleration) / (1.0 + h * body.linear_damping);
-        let w = (body.angular_velocity + h * body.angular_acceleration) / (1.0 + h * body.angular_damping);
+        let v =
+            (body.linear_velocity + h * body.linear_acceleration) / (1.0 + h * body.linear_damping);
+        let w = (body.angular_velocity + h * body.angular_acceleration)
+            / (1.0 + h * body.angular_damping);
         body.linear_velocity = clamp_length(v, ctx.max_linear_speed);
         body.angular_velocity = clamp_length(w, ctx.max_angular_speed);
     }
@@ -332,7 +347,12 @@ pub(crate) fn warm_start(bodies: &mut [SolverBody], constraints: &[ContactConstr
 
 /// One iteration over all contacts: normal constraints (soft when `use_bias`), then
 /// friction clamped to the cone |λ_t| ≤ μ·λ_n.
-pub(crate) fn solve_contacts(bodies: &mut [SolverBody], constraints: &mut [ContactConstraint], ctx: &StepContext, use_bias: bool) {
+pub(crate) fn solve_contacts(
+    bodies: &mut [SolverBody],
+    constraints: &mut [ContactConstraint],
+    ctx: &StepContext,
+    use_bias: bool,
+) {
     for c in constraints.iter_mut() {
         let (normal, tangents, friction, soft) = (c.normal, c.tangents, c.friction, c.softness);
         let count = c.count;
@@ -356,7 +376,8 @@ pub(crate) fn solve_contacts(bodies: &mut [SolverBody], constraints: &mut [Conta
                 if use_bias && p.max_normal_impulse == 0.0 {
                     p.relative_velocity = vn;
                 }
-                let delta = -p.normal_mass * mass_scale * (vn + bias) - impulse_scale * p.normal_impulse;
+                let delta =
+                    -p.normal_mass * mass_scale * (vn + bias) - impulse_scale * p.normal_impulse;
                 let total = (p.normal_impulse + delta).max(0.0);
                 let applied = total - p.normal_impulse;
                 p.normal_impulse = total;
@@ -387,7 +408,11 @@ pub(crate) fn solve_contacts(bodies: &mut [SolverBody], constraints: &mut [Conta
 
 /// Restitution: for points hit faster than the threshold, drive the normal velocity to
 /// −e times the approach velocity (accumulated impulse stays ≥ 0).
-pub(crate) fn apply_restitution(bodies: &mut [SolverBody], constraints: &mut [ContactConstraint], ctx: &StepContext) {
+pub(crate) fn apply_restitution(
+    bodies: &mut [SolverBody],
+    constraints: &mut [ContactConstraint],
+    ctx: &StepContext,
+) {
     for c in constraints.iter_mut().filter(|c| c.restitution > 0.0) {
         let (normal, e, count) = (c.normal, c.restitution, c.count);
         with_pair(bodies, c.body_a, c.body_b, |a, b| {
@@ -415,7 +440,10 @@ mod tests {
     #[test]
     fn rigid_softness_is_plain_sequential_impulse() {
         let s = Softness::new(0.0, 1.0, 0.01);
-        assert_eq!((s.bias_rate, s.mass_scale, s.impulse_scale), (0.0, 1.0, 0.0));
+        assert_eq!(
+            (s.bias_rate, s.mass_scale, s.impulse_scale),
+            (0.0, 1.0, 0.0)
+        );
     }
 
     #[test]

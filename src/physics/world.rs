@@ -200,7 +200,9 @@ impl World {
 
     /// Switches the broad phase algorithm, moving every proxy over. Contacts are kept.
     pub fn set_broad_phase(&mut self, kind: BroadPhaseKind) {
-        if kind == self.settings.broad_phase && self.broad_phase.proxy_count() == self.colliders.len() {
+        if kind == self.settings.broad_phase
+            && self.broad_phase.proxy_count() == self.colliders.len()
+        {
             return;
         }
         self.settings.broad_phase = kind;
@@ -292,7 +294,8 @@ impl World {
     fn update_pairs(&mut self) {
         let mut pairs = std::mem::take(&mut self.scratch.new_pairs);
         pairs.clear();
-        self.broad_phase.update_pairs(&mut |a, b| pairs.push((a, b)));
+        self.broad_phase
+            .update_pairs(&mut |a, b| pairs.push((a, b)));
         for &(a, b) in &pairs {
             self.try_create_contact(a, b);
         }
@@ -307,7 +310,8 @@ impl World {
         if col_a.body == col_b.body || self.contacts.find(ca, cb).is_some() {
             return;
         }
-        let (Some(body_a), Some(body_b)) = (self.bodies.at(col_a.body), self.bodies.at(col_b.body)) else {
+        let (Some(body_a), Some(body_b)) = (self.bodies.at(col_a.body), self.bodies.at(col_b.body))
+        else {
             return;
         };
         // Only pairs where something can be pushed matter.
@@ -317,7 +321,9 @@ impl World {
         let friction = mix_friction(col_a.friction, col_b.friction);
         let restitution = mix_restitution(col_a.restitution, col_b.restitution);
         let (body_a, body_b) = (col_a.body, col_b.body);
-        let id = self.contacts.create(ca, cb, body_a, body_b, friction, restitution);
+        let id = self
+            .contacts
+            .create(ca, cb, body_a, body_b, friction, restitution);
         self.link_contact(id);
     }
 
@@ -407,11 +413,15 @@ impl World {
         } = self;
         for &id in &contacts.active {
             let contact = &mut contacts.slots[id as usize];
-            let (Some(col_a), Some(col_b)) = (colliders.at(contact.collider_a), colliders.at(contact.collider_b)) else {
+            let (Some(col_a), Some(col_b)) = (
+                colliders.at(contact.collider_a),
+                colliders.at(contact.collider_b),
+            ) else {
                 scratch.to_destroy.push(id);
                 continue;
             };
-            let (Some(body_a), Some(body_b)) = (bodies.at(col_a.body), bodies.at(col_b.body)) else {
+            let (Some(body_a), Some(body_b)) = (bodies.at(col_a.body), bodies.at(col_b.body))
+            else {
                 scratch.to_destroy.push(id);
                 continue;
             };
@@ -450,7 +460,11 @@ impl World {
             }
             // An awake body touching a sleeping one wakes its island.
             if contact.touching && active_a != active_b {
-                let (sleeper, sleeper_index) = if active_a { (body_b, col_b.body) } else { (body_a, col_a.body) };
+                let (sleeper, sleeper_index) = if active_a {
+                    (body_b, col_b.body)
+                } else {
+                    (body_a, col_a.body)
+                };
                 if sleeper.is_dynamic() && !sleeper.awake {
                     scratch.to_wake.push(sleeper_index);
                 }
@@ -479,7 +493,11 @@ impl World {
             h,
             inv_h: 1.0 / h,
             contact_softness: Softness::new(contact_hertz, self.settings.contact_damping_ratio, h),
-            static_softness: Softness::new(2.0 * contact_hertz, self.settings.contact_damping_ratio, h),
+            static_softness: Softness::new(
+                2.0 * contact_hertz,
+                self.settings.contact_damping_ratio,
+                h,
+            ),
             max_push_velocity: self.settings.max_push_velocity,
             restitution_threshold: self.settings.restitution_threshold,
             max_linear_speed: MAX_LINEAR_SPEED,
@@ -490,7 +508,10 @@ impl World {
         self.profile.solver_ms += ms_since(t);
 
         let Self {
-            scratch, profile, settings, ..
+            scratch,
+            profile,
+            settings,
+            ..
         } = self;
         let bodies = &mut scratch.solver_bodies;
         let constraints = &mut scratch.constraints;
@@ -549,7 +570,11 @@ impl World {
                 } else {
                     Vec3::ZERO
                 },
-                angular_acceleration: if dynamic { inv_inertia * body.torque } else { Vec3::ZERO },
+                angular_acceleration: if dynamic {
+                    inv_inertia * body.torque
+                } else {
+                    Vec3::ZERO
+                },
                 linear_damping: body.linear_damping,
                 angular_damping: body.angular_damping,
                 is_dynamic: dynamic,
@@ -573,7 +598,9 @@ impl World {
             if !c.touching {
                 continue;
             }
-            let (Some(body_a), Some(body_b)) = (bodies.at(c.edges[0].body), bodies.at(c.edges[1].body)) else {
+            let (Some(body_a), Some(body_b)) =
+                (bodies.at(c.edges[0].body), bodies.at(c.edges[1].body))
+            else {
                 continue;
             };
             let (ia, ib) = (body_a.solver_index, body_b.solver_index);
@@ -677,7 +704,10 @@ impl World {
 
     /// Every live contact (touching or only overlapping in the broad phase).
     pub fn contacts(&self) -> impl Iterator<Item = &Contact> {
-        self.contacts.active.iter().map(|&id| &self.contacts.slots[id as usize])
+        self.contacts
+            .active
+            .iter()
+            .map(|&id| &self.contacts.slots[id as usize])
     }
 
     /// The contact between two colliders, if their fat AABBs overlap.
@@ -702,11 +732,21 @@ fn ms_between(a: Instant, b: Instant) -> f32 {
 /// The handles of a contact's colliders and bodies; a removed one gets a stale handle
 /// (generation u32::MAX) that finds nothing.
 fn make_pair(bodies: &Arena<Body>, colliders: &Arena<Collider>, c: &Contact) -> ContactPair {
-    let stale = |i: u32| Handle::from_raw_parts(i, u32::MAX);
+    fn stale<T>(i: u32) -> Handle<T> {
+        Handle::from_raw_parts(i, u32::MAX)
+    }
     ContactPair {
-        collider_a: colliders.handle_at(c.collider_a).unwrap_or_else(|| stale(c.collider_a)),
-        collider_b: colliders.handle_at(c.collider_b).unwrap_or_else(|| stale(c.collider_b)),
-        body_a: bodies.handle_at(c.edges[0].body).unwrap_or_else(|| stale(c.edges[0].body)),
-        body_b: bodies.handle_at(c.edges[1].body).unwrap_or_else(|| stale(c.edges[1].body)),
+        collider_a: colliders
+            .handle_at(c.collider_a)
+            .unwrap_or_else(|| stale(c.collider_a)),
+        collider_b: colliders
+            .handle_at(c.collider_b)
+            .unwrap_or_else(|| stale(c.collider_b)),
+        body_a: bodies
+            .handle_at(c.edges[0].body)
+            .unwrap_or_else(|| stale(c.edges[0].body)),
+        body_b: bodies
+            .handle_at(c.edges[1].body)
+            .unwrap_or_else(|| stale(c.edges[1].body)),
     }
 }

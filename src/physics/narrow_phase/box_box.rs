@@ -112,19 +112,44 @@ pub fn box_box(
         let mut n = Vec3::ZERO;
         n[j] = if t.dot(rot.col(j)) > 0.0 { -1.0 } else { 1.0 };
         let a_in_b = b_in_a.inverse();
-        face_contact(&view_b, &view_a, &a_in_b, view_b.face_towards(n), margin, 1, scratch, out);
+        face_contact(
+            &view_b,
+            &view_a,
+            &a_in_b,
+            view_b.face_towards(n),
+            margin,
+            1,
+            scratch,
+            out,
+        );
         out.transform(b_in_a);
         out.flip();
     } else {
         let i = face_a.index;
         let mut n = Vec3::ZERO;
         n[i] = if t[i] >= 0.0 { 1.0 } else { -1.0 };
-        face_contact(&view_a, &view_b, b_in_a, view_a.face_towards(n), margin, 0, scratch, out);
+        face_contact(
+            &view_a,
+            &view_b,
+            b_in_a,
+            view_a.face_towards(n),
+            margin,
+            0,
+            scratch,
+            out,
+        );
     }
 }
 
 /// One point at the closest points of the two supporting edges of axis a_i × b_j.
-fn edge_contact(ha: Vec3, hb: Vec3, b_in_a: &Isometry, rot: &Mat3, edge: Query, out: &mut Manifold) {
+fn edge_contact(
+    ha: Vec3,
+    hb: Vec3,
+    b_in_a: &Isometry,
+    rot: &Mat3,
+    edge: Query,
+    out: &mut Manifold,
+) {
     let (i, j) = (edge.index / 3, edge.index % 3);
     let mut axis_a = Vec3::ZERO;
     axis_a[i] = 1.0;
@@ -155,12 +180,18 @@ fn edge_contact(ha: Vec3, hb: Vec3, b_in_a: &Isometry, rot: &Mat3, edge: Query, 
     let qb = b_in_a.transform_point(center_b + axis_b * hb[j]);
     let (ca, cb) = closest_points_segment_segment(pa, qa, pb, qb);
     out.normal = normal;
-    let sign_bits = |v: Vec3| (v.x > 0.0) as u32 | ((v.y > 0.0) as u32) << 1 | ((v.z > 0.0) as u32) << 2;
+    let sign_bits =
+        |v: Vec3| (v.x > 0.0) as u32 | ((v.y > 0.0) as u32) << 1 | ((v.z > 0.0) as u32) << 2;
     out.push(ManifoldPoint {
         point_a: ca,
         point_b: cb,
         depth: (ca - cb).dot(normal),
-        id: feature_id(&[0xB0B0, edge.index as u32, sign_bits(center_a), sign_bits(center_b)]),
+        id: feature_id(&[
+            0xB0B0,
+            edge.index as u32,
+            sign_bits(center_a),
+            sign_bits(center_b),
+        ]),
     });
 }
 
@@ -179,12 +210,18 @@ mod tests {
     #[test]
     fn resting_boxes_give_four_points() {
         // Unit cube on unit cube, 0.01 deep: four corners of the top face, depth 0.01, normal +y.
-        let m = collide(Vec3::splat(0.5), Vec3::splat(0.5), Isometry::from_translation(Vec3::new(0.0, 0.99, 0.0)));
+        let m = collide(
+            Vec3::splat(0.5),
+            Vec3::splat(0.5),
+            Isometry::from_translation(Vec3::new(0.0, 0.99, 0.0)),
+        );
         assert_eq!(m.count, 4);
         assert!((m.normal - Vec3::Y).length() < 1e-6);
         for p in m.points() {
             assert!((p.depth - 0.01).abs() < 1e-5);
-            assert!((p.point_a.x.abs() - 0.5).abs() < 1e-5 && (p.point_a.z.abs() - 0.5).abs() < 1e-5);
+            assert!(
+                (p.point_a.x.abs() - 0.5).abs() < 1e-5 && (p.point_a.z.abs() - 0.5).abs() < 1e-5
+            );
         }
     }
 
@@ -195,7 +232,8 @@ mod tests {
         // edges, x × z = −y, i.e. the normal is ±y.
         let h = Vec3::new(2.0, 0.5, 0.5);
         let a_rot = Quat::from_rotation_x(std::f32::consts::FRAC_PI_4);
-        let b_rot = Quat::from_rotation_y(FRAC_PI_2) * Quat::from_rotation_x(std::f32::consts::FRAC_PI_4);
+        let b_rot =
+            Quat::from_rotation_y(FRAC_PI_2) * Quat::from_rotation_x(std::f32::consts::FRAC_PI_4);
         // Each edge sits 0.5·√2 from its bar's axis; overlap by 0.01.
         let gap = 2.0 * 0.5 * std::f32::consts::SQRT_2 - 0.01;
         let pose_a = Isometry::new(Vec3::ZERO, a_rot);
@@ -210,7 +248,11 @@ mod tests {
 
     #[test]
     fn separated_boxes_give_nothing() {
-        let m = collide(Vec3::splat(0.5), Vec3::splat(0.5), Isometry::from_translation(Vec3::new(1.2, 0.0, 0.0)));
+        let m = collide(
+            Vec3::splat(0.5),
+            Vec3::splat(0.5),
+            Isometry::from_translation(Vec3::new(1.2, 0.0, 0.0)),
+        );
         assert_eq!(m.count, 0);
     }
 }

@@ -15,7 +15,10 @@ pub struct ClipVertex {
 /// Mixes several small feature numbers into one id (deterministic, well spread).
 pub fn feature_id(parts: &[u32]) -> u32 {
     parts.iter().fold(0x9E37_79B9u32, |h, &p| {
-        (h ^ p.wrapping_mul(0x85EB_CA6B)).rotate_left(13).wrapping_mul(5).wrapping_add(0xE654_6B64)
+        (h ^ p.wrapping_mul(0x85EB_CA6B))
+            .rotate_left(13)
+            .wrapping_mul(5)
+            .wrapping_add(0xE654_6B64)
     })
 }
 
@@ -70,7 +73,11 @@ pub fn reduce_into(points: &[ManifoldPoint], normal: Vec3, out: &mut Manifold) {
         .max_by(|&i, &j| points[i].depth.total_cmp(&points[j].depth))
         .unwrap_or(0);
     let second = argmax(points.len(), |i| (pos(i) - pos(first)).length_squared());
-    let area = |i: usize| (pos(second) - pos(first)).cross(pos(i) - pos(first)).dot(normal);
+    let area = |i: usize| {
+        (pos(second) - pos(first))
+            .cross(pos(i) - pos(first))
+            .dot(normal)
+    };
     let third_signed = argmax(points.len(), |i| area(i).abs());
     // Orient the triangle counter-clockwise about the normal.
     let (a, b, c) = if area(third_signed) >= 0.0 {

@@ -122,10 +122,26 @@ pub fn collide(
 ) -> Manifold {
     let mut manifold = Manifold::default();
     if needs_swap(shape_a.kind(), shape_b.kind()) {
-        collide_ordered(shape_b, pose_b, shape_a, pose_a, margin, scratch, &mut manifold);
+        collide_ordered(
+            shape_b,
+            pose_b,
+            shape_a,
+            pose_a,
+            margin,
+            scratch,
+            &mut manifold,
+        );
         manifold.flip();
     } else {
-        collide_ordered(shape_a, pose_a, shape_b, pose_b, margin, scratch, &mut manifold);
+        collide_ordered(
+            shape_a,
+            pose_a,
+            shape_b,
+            pose_b,
+            margin,
+            scratch,
+            &mut manifold,
+        );
     }
     manifold
 }
@@ -149,16 +165,26 @@ fn collide_ordered(
         (Sphere { radius }, Cuboid { half_extents }) => {
             sphere::sphere_box(*radius, *half_extents, &b_in_a, margin, out)
         }
-        (Sphere { radius }, Capsule { half_height, radius: rb }) => {
-            sphere::sphere_capsule(*radius, *half_height, *rb, &b_in_a, margin, out)
-        }
+        (
+            Sphere { radius },
+            Capsule {
+                half_height,
+                radius: rb,
+            },
+        ) => sphere::sphere_capsule(*radius, *half_height, *rb, &b_in_a, margin, out),
         (Sphere { radius }, ConvexHull(hull)) => {
             sphere::sphere_hull(*radius, hull, &b_in_a, margin, out)
         }
         (Cuboid { half_extents: ha }, Cuboid { half_extents: hb }) => {
             box_box::box_box(*ha, *hb, &b_in_a, margin, scratch, out)
         }
-        (Cuboid { half_extents }, Capsule { half_height, radius }) => {
+        (
+            Cuboid { half_extents },
+            Capsule {
+                half_height,
+                radius,
+            },
+        ) => {
             // Capsule-box runs with the capsule first; flip it into this order.
             let a_in_b = b_in_a.inverse();
             let poly = polytope::PolyView::cuboid(*half_extents);
@@ -171,10 +197,23 @@ fn collide_ordered(
             let pb = polytope::PolyView::hull(hull);
             polytope::polytope_polytope(&pa, &pb, &b_in_a, margin, scratch, out)
         }
-        (Capsule { half_height: ha, radius: ra }, Capsule { half_height: hb, radius: rb }) => {
-            capsule::capsule_capsule(*ha, *ra, *hb, *rb, &b_in_a, margin, out)
-        }
-        (Capsule { half_height, radius }, ConvexHull(hull)) => {
+        (
+            Capsule {
+                half_height: ha,
+                radius: ra,
+            },
+            Capsule {
+                half_height: hb,
+                radius: rb,
+            },
+        ) => capsule::capsule_capsule(*ha, *ra, *hb, *rb, &b_in_a, margin, out),
+        (
+            Capsule {
+                half_height,
+                radius,
+            },
+            ConvexHull(hull),
+        ) => {
             let poly = polytope::PolyView::hull(hull);
             capsule::capsule_polytope(*half_height, *radius, &poly, &b_in_a, margin, out)
         }

@@ -36,8 +36,12 @@ pub fn shape_plane(
             half_height,
             radius,
         } => {
-            scratch.points.push(point(Vec3::new(0.0, -half_height, 0.0), *radius, 0));
-            scratch.points.push(point(Vec3::new(0.0, *half_height, 0.0), *radius, 1));
+            scratch
+                .points
+                .push(point(Vec3::new(0.0, -half_height, 0.0), *radius, 0));
+            scratch
+                .points
+                .push(point(Vec3::new(0.0, *half_height, 0.0), *radius, 1));
         }
         Shape::Cuboid { half_extents } => {
             for k in 0..8u32 {
@@ -73,7 +77,14 @@ mod tests {
         let pose_a = Isometry::new(Vec3::new(0.0, 0.7, 0.0), rot);
         let b_in_a = pose_a.inv_mul(&Isometry::IDENTITY);
         let mut m = Manifold::default();
-        shape_plane(&Shape::cuboid(Vec3::splat(0.5)), Vec3::Y, &b_in_a, 0.0, &mut Scratch::default(), &mut m);
+        shape_plane(
+            &Shape::cuboid(Vec3::splat(0.5)),
+            Vec3::Y,
+            &b_in_a,
+            0.0,
+            &mut Scratch::default(),
+            &mut m,
+        );
         assert_eq!(m.count, 2);
         for p in m.points() {
             assert!((p.depth - (0.5f32.sqrt() - 0.7)).abs() < 1e-5);
@@ -85,7 +96,14 @@ mod tests {
     fn sphere_on_plane() {
         let b_in_a = Isometry::from_translation(Vec3::new(0.0, -0.95, 0.0));
         let mut m = Manifold::default();
-        shape_plane(&Shape::sphere(1.0), Vec3::Y, &b_in_a, 0.0, &mut Scratch::default(), &mut m);
+        shape_plane(
+            &Shape::sphere(1.0),
+            Vec3::Y,
+            &b_in_a,
+            0.0,
+            &mut Scratch::default(),
+            &mut m,
+        );
         assert!((m.points[0].depth - 0.05).abs() < 1e-6);
         assert!((m.points[0].point_b - Vec3::new(0.0, -0.95, 0.0)).length() < 1e-6);
     }

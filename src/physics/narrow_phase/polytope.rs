@@ -207,7 +207,12 @@ fn is_minkowski_face(a: Vec3, b: Vec3, c: Vec3, d: Vec3) -> bool {
 
 /// The best separation over edge pairs that build a Minkowski face.
 /// Returns (separation, half-edge of A, half-edge of B in A's frame, axis).
-fn query_edges(a: &PolyView, b: &PolyView, b_in_a: &Isometry, margin: f32) -> (f32, u16, u16, Vec3) {
+fn query_edges(
+    a: &PolyView,
+    b: &PolyView,
+    b_in_a: &Isometry,
+    margin: f32,
+) -> (f32, u16, u16, Vec3) {
     let mut best = (f32::MIN, 0u16, 0u16, Vec3::ZERO);
     let center_a = a.interior_point();
     let edges_a = &a.hull.edges;
@@ -215,7 +220,10 @@ fn query_edges(a: &PolyView, b: &PolyView, b_in_a: &Isometry, margin: f32) -> (f
     for ea in (0..edges_a.len()).step_by(2) {
         let (e1, e2) = (edges_a[ea], edges_a[ea + 1]);
         let (pa, qa) = (a.vertex(e1.origin), a.vertex(e2.origin));
-        let (u1, u2) = (a.face_normal(e1.face as usize), a.face_normal(e2.face as usize));
+        let (u1, u2) = (
+            a.face_normal(e1.face as usize),
+            a.face_normal(e2.face as usize),
+        );
         let dir_a = qa - pa;
         for eb in (0..edges_b.len()).step_by(2) {
             let (f1, f2) = (edges_b[eb], edges_b[eb + 1]);
@@ -268,7 +276,13 @@ pub fn face_contact(
 
     // Clip by the side plane through every edge of the reference face.
     reference.for_each_side_plane(ref_face, |side, offset, edge_id| {
-        clip_polygon(&scratch.polygon, side, offset, edge_id, &mut scratch.clipped);
+        clip_polygon(
+            &scratch.polygon,
+            side,
+            offset,
+            edge_id,
+            &mut scratch.clipped,
+        );
         std::mem::swap(&mut scratch.polygon, &mut scratch.clipped);
     });
 
@@ -288,7 +302,13 @@ pub fn face_contact(
 }
 
 /// Edge contact: one point at the closest points of the two edges.
-fn edge_contact(a: &PolyView, b: &PolyView, b_in_a: &Isometry, query: (f32, u16, u16, Vec3), out: &mut Manifold) {
+fn edge_contact(
+    a: &PolyView,
+    b: &PolyView,
+    b_in_a: &Isometry,
+    query: (f32, u16, u16, Vec3),
+    out: &mut Manifold,
+) {
     let (separation, ea, eb, axis) = query;
     let (e1, e2) = (a.hull.edges[ea as usize], a.hull.edges[ea as usize + 1]);
     let (f1, f2) = (b.hull.edges[eb as usize], b.hull.edges[eb as usize + 1]);

@@ -47,7 +47,13 @@ pub fn sphere_capsule(
 ) {
     let p = b_in_a.transform_point(Vec3::new(0.0, -half_height, 0.0));
     let q = b_in_a.transform_point(Vec3::new(0.0, half_height, 0.0));
-    point_contact(ra, closest_point_on_segment(Vec3::ZERO, p, q), rb, margin, out);
+    point_contact(
+        ra,
+        closest_point_on_segment(Vec3::ZERO, p, q),
+        rb,
+        margin,
+        out,
+    );
 }
 
 /// Sphere–box, in the box frame: clamp the centre into the box; if it was already inside,
@@ -57,7 +63,7 @@ pub fn sphere_box(ra: f32, half: Vec3, b_in_a: &Isometry, margin: f32, out: &mut
     let q = c.clamp(-half, half);
     if q != c {
         // Outside: closest point q, expressed back in A's frame.
-        point_contact(ra, b_in_a.transform_point(q) , 0.0, margin, out);
+        point_contact(ra, b_in_a.transform_point(q), 0.0, margin, out);
         return;
     }
     // Inside: the face with the smallest distance |h_i| − |c_i|.
@@ -93,7 +99,10 @@ pub fn sphere_hull(ra: f32, hull: &ConvexHull, b_in_a: &Isometry, margin: f32, o
         .iter()
         .enumerate()
         .map(|(i, f)| (i, f.normal.dot(c) - f.offset))
-        .fold((0, f32::MIN), |best, cur| if cur.1 > best.1 { cur } else { best });
+        .fold(
+            (0, f32::MIN),
+            |best, cur| if cur.1 > best.1 { cur } else { best },
+        );
     if separation > ra + margin {
         return;
     }

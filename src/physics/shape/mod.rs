@@ -110,8 +110,12 @@ impl Shape {
     /// (`PLANE_HALF_SIZE`) so the broad phase can hold them like any other shape.
     pub fn local_aabb(&self) -> Aabb {
         match self {
-            Shape::Sphere { radius } => Aabb::from_center_half_extents(Vec3::ZERO, Vec3::splat(*radius)),
-            Shape::Cuboid { half_extents } => Aabb::from_center_half_extents(Vec3::ZERO, *half_extents),
+            Shape::Sphere { radius } => {
+                Aabb::from_center_half_extents(Vec3::ZERO, Vec3::splat(*radius))
+            }
+            Shape::Cuboid { half_extents } => {
+                Aabb::from_center_half_extents(Vec3::ZERO, *half_extents)
+            }
             Shape::Capsule {
                 half_height,
                 radius,
@@ -127,7 +131,9 @@ impl Shape {
     /// Bounding box after placing the shape with `iso`.
     pub fn world_aabb(&self, iso: &Isometry) -> Aabb {
         match self {
-            Shape::Sphere { radius } => Aabb::from_center_half_extents(iso.translation, Vec3::splat(*radius)),
+            Shape::Sphere { radius } => {
+                Aabb::from_center_half_extents(iso.translation, Vec3::splat(*radius))
+            }
             Shape::Capsule {
                 half_height,
                 radius,
@@ -135,14 +141,18 @@ impl Shape {
                 let axis = iso.transform_vector(Vec3::new(0.0, *half_height, 0.0));
                 let a = iso.translation + axis;
                 let b = iso.translation - axis;
-                Aabb::new(a.min(b) - Vec3::splat(*radius), a.max(b) + Vec3::splat(*radius))
+                Aabb::new(
+                    a.min(b) - Vec3::splat(*radius),
+                    a.max(b) + Vec3::splat(*radius),
+                )
             }
             Shape::ConvexHull(hull) => {
                 // Tighter than transforming the local box: bound the transformed vertices.
                 Aabb::from_points(hull.vertices.iter().map(|&v| iso.transform_point(v)))
                     .unwrap_or_else(|| Aabb::from_center_half_extents(iso.translation, Vec3::ZERO))
             }
-            Shape::Plane { normal } => plane_aabb(iso.transform_vector(*normal)).transformed(&Isometry::from_translation(iso.translation)),
+            Shape::Plane { normal } => plane_aabb(iso.transform_vector(*normal))
+                .transformed(&Isometry::from_translation(iso.translation)),
             Shape::Cuboid { .. } => self.local_aabb().transformed(iso),
         }
     }
@@ -226,7 +236,11 @@ impl SupportMap for Shape {
             Shape::Plane { normal } => {
                 // The half-space is unbounded: clamp it to the same huge box as its AABB.
                 let tangent = dir - *normal * dir.dot(*normal);
-                let below = if dir.dot(*normal) >= 0.0 { 0.0 } else { -PLANE_HALF_SIZE };
+                let below = if dir.dot(*normal) >= 0.0 {
+                    0.0
+                } else {
+                    -PLANE_HALF_SIZE
+                };
                 tangent.normalize_or_zero() * PLANE_HALF_SIZE + *normal * below
             }
         }
@@ -342,7 +356,10 @@ mod tests {
     #[test]
     fn supports_are_extreme_points() {
         let b = Shape::cuboid(Vec3::new(1.0, 2.0, 3.0));
-        assert_eq!(b.support(Vec3::new(1.0, -1.0, 1.0)), Vec3::new(1.0, -2.0, 3.0));
+        assert_eq!(
+            b.support(Vec3::new(1.0, -1.0, 1.0)),
+            Vec3::new(1.0, -2.0, 3.0)
+        );
         let c = Shape::capsule(1.0, 0.5);
         assert!((c.support(Vec3::Y) - Vec3::new(0.0, 1.5, 0.0)).length() < 1e-6);
         let s = Shape::sphere(2.0);

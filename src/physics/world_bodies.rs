@@ -1,0 +1,604 @@
+//! Creating, removing, reading and changing bodies and colliders.
+//!
+//! Every call takes a handle; a stale handle (its object was removed) finds nothing:
+//! getters return `None`, setters return `false`, and no other object is ever touched.
+//! Every change that moves a body or pushes it wakes it (and its sleeping island).
+
+use std::fmt;
+
+use super::body::{Body, BodyDef, BodyType, NULL};
+use super::collider::{mix_friction, mix_restitution, Collider, ColliderDef};
+use super::math::{is_finite_vec, Isometry, Mat3, Quat, Vec3};
+use super::shape::{MassProperties, Shape};
+use super::world::{BodyHandle, ColliderHandle, World};
+
+/// Why a collider could not be added or changed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ColliderError {
+    /// The body handle is stale.
+    StaleBody,
+    /// The collider handle is stale.
+    StaleCollider,
+    /// The definition is unusable; the message says which field and why.
+    Invalid(String),
+}
+
+impl fmt::Display for ColliderError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ColliderError::StaleBody => write!(f, "the body was removed"),
+            ColliderError::StaleCollider => write!(f, "the collider was removed"),
+            ColliderError::Invalid(msg) => write!(f, "{msg}"),
+        }
+    }
+}
+
+impl std::error::Error for ColliderError {}
+
+/// Checks a shape's sizes: finite and positive where a size is asked for.
+pub fn validate_shape(shape: &Shape) -> Result<(), String> {
+    let positive = |name: &str, v: f32| {
+        if v.is_finite() && v > 0.0 {
+            Ok(())
+        } else {
+            Err(format!("{name} must be a positive number, got {v}"))
+        }
+    };
+    match shape {
+        Shape::Sphere { radius } => positive("radius", *radius),
+        Shape::Cuboid { half_extents } => {
+            for (axis, v) in ["x", "y", "z"].iter().zip(half_extents.to_array()) {
+                positive(&format!("half_extents.{axis}"), v)?;
+            }
+            Ok(())
+        }
+        Shape::Capsule {
+            half_height,
+            radius,
+        } => {
+            positive("radius", *radius)?;
+            if half_height.is_finite() && *half_height >= 0.0 {
+                Ok(())
+            } else {
+                Err(format!(
+                    "half_height must be zero or positive, got {half_height}"
+                ))
+            }
+        }
+        Shape::ConvexHull(hull) => {
+            if hull.vertices.iter().all(|v| is_finite_vec(*v)) {
+                Ok(())
+            } else {
+                Err("hull vertices must be finite".into())
+            }
+        }
+        Shape::Plane { normal } => {
+            if is_finite_vec(*normal) && normal.length() > 0.5 {
+                Ok(())
+            } else {
+                Err(format!(
+                    "plane normal must be a non-zero finite vector, got {normal}"
+                ))
+            }
+        }
+    }
+}
+
+/// Checks a collider definition on its own.
+fn validate_collider_def(def: &ColliderDef) -> Result<(), String> {
+    validate_shape(&def.shape)?;
+    if !is_finite_vec(def.local_position) || !def.local_rotation.is_finite() {
+        return Err("local position and rotation must be finite".into());
+    }
+    if !(def.friction.is_finite() && def.friction >= 0.0) {
+        return Err(format!(
+            "friction must be zero or positive, got {}",
+            def.friction
+        ));
+    }
+    if !(0.0..=1.0).contains(&def.restitution) {
+        return Err(format!(
+            "restitution must be between 0 and 1, got {}",
+            def.restitution
+        ));
+    }
+    if !(def.density.is_finite() && def.density >= 0.0) {
+        return Err(format!(
+            "density must be zero or positive, got {}",
+            def.density
+        ));
+    }
+    Ok(())
+}
+
+impl World {
+    /// Creates a body (without colliders: a dynamic body without colliders weighs 1 kg).
+    pub fn create_body(&mut self, def: BodyDef) -> BodyHandle {
+        let mut body = Body::new(&def);
+        body.sync_center();
+        let handle = self.bodies.insert(body);
+        self.update_mass(handle.index());
+        handle
+    }
+
+    /// Attaches a collider to a body; the body's mass and inertia are recomputed.
+    pub fn add_collider(
+        &mut self,
+        body: BodyHandle,
+        def: ColliderDef,
+    ) -> Result<ColliderHandle, ColliderError> {
+        let body_ref = self.bodies.get(body).ok_or(ColliderError::StaleBody)?;
+        validate_collider_def(&def).map_err(ColliderError::Invalid)?;
+        if matches!(def.shape, Shape::Plane { .. }) && body_ref.body_type != BodyType::Static {
+            return Err(ColliderError::Invalid(
+                "a plane can only belong to a static body".into(),
+            ));
+        }
+        let body_pose = Isometry::new(body_ref.position, body_ref.rotation);
+        let mut collider = Collider {
+            body: body.index(),
+            shape: def.shape,
+            local_pose: Isometry::new(def.local_position, def.local_rotation.normalize()),
+            friction: def.friction,
+            restitution: def.restitution,
+            density: def.density,
+            proxy: NULL,
+            world_pose: Isometry::IDENTITY,
+            aabb: super::aabb::Aabb::new(Vec3::ZERO, Vec3::ZERO),
+            user_data: def.user_data,
+        };
+        collider.sync(&body_pose);
+        let aabb = collider.aabb;
+        let handle = self.colliders.insert(collider);
+        let proxy = self.broad_phase.create_proxy(aabb, handle.index());
+        if let Some(c) = self.colliders.get_mut(handle) {
+            c.proxy = proxy;
+        }
+        if let Some(b) = self.bodies.get_mut(body) {
+            b.colliders.push(handle.index());
+        }
+        self.update_mass(body.index());
+        self.wake_body_index(body.index());
+        Ok(handle)
+    }
+
+    /// Removes a body with its colliders and contacts. Bodies it touched wake up.
+    /// Returns false for a stale handle.
+    pub fn remove_body(&mut self, handle: BodyHandle) -> bool {
+        if self.bodies.get(handle).is_none() {
+            return false;
+        }
+        let index = handle.index();
+        self.wake_touching(index);
+        self.wake_body_index(index);
+        let mut ids = Vec::new();
+        self.body_contacts(index, &mut ids);
+        for id in ids {
+            self.destroy_contact(id);
+        }
+        let Some(body) = self.bodies.remove(handle) else {
+            return false;
+        };
+        for ci in body.colliders {
+            if let Some(handle) = self.colliders.handle_at(ci) {
+                if let Some(collider) = self.colliders.remove(handle) {
+                    self.broad_phase.destroy_proxy(collider.proxy);
+                }
+            }
+        }
+        true
+    }
+
+    /// Removes one collider; its body's mass is recomputed and what it touched wakes up.
+    pub fn remove_collider(&mut self, handle: ColliderHandle) -> bool {
+        let Some(collider) = self.colliders.get(handle) else {
+            return false;
+        };
+        let body = collider.body;
+        self.wake_touching(body);
+        self.wake_body_index(body);
+        self.destroy_collider_contacts(handle.index());
+        let Some(collider) = self.colliders.remove(handle) else {
+            return false;
+        };
+        self.broad_phase.destroy_proxy(collider.proxy);
+        if let Some(b) = self.bodies.at_mut(body) {
+            b.colliders.retain(|&c| c != handle.index());
+        }
+        self.update_mass(body);
+        true
+    }
+
+    /// Destroys the contacts of one collider slot.
+    fn destroy_collider_contacts(&mut self, collider: u32) {
+        let Some(body) = self.colliders.at(collider).map(|c| c.body) else {
+            return;
+        };
+        let mut ids = Vec::new();
+        self.body_contacts(body, &mut ids);
+        for id in ids {
+            let c = &self.contacts.slots[id as usize];
+            if c.collider_a == collider || c.collider_b == collider {
+                self.destroy_contact(id);
+            }
+        }
+    }
+
+    /// The body, if the handle is live.
+    pub fn body(&self, handle: BodyHandle) -> Option<&Body> {
+        self.bodies.get(handle)
+    }
+
+    /// The collider, if the handle is live.
+    pub fn collider(&self, handle: ColliderHandle) -> Option<&Collider> {
+        self.colliders.get(handle)
+    }
+
+    /// The body a collider belongs to.
+    pub fn collider_body(&self, handle: ColliderHandle) -> Option<BodyHandle> {
+        let c = self.colliders.get(handle)?;
+        self.bodies.handle_at(c.body)
+    }
+
+    /// The colliders of a body (empty for a stale handle).
+    pub fn body_colliders(&self, handle: BodyHandle) -> impl Iterator<Item = ColliderHandle> + '_ {
+        self.bodies
+            .get(handle)
+            .map(|b| b.colliders.as_slice())
+            .unwrap_or(&[])
+            .iter()
+            .filter_map(|&c| self.colliders.handle_at(c))
+    }
+
+    /// The live handle of the body in slot `index` (for contacts, which store slots).
+    pub fn body_handle_at(&self, index: u32) -> Option<BodyHandle> {
+        self.bodies.handle_at(index)
+    }
+
+    /// The live handle of the collider in slot `index`.
+    pub fn collider_handle_at(&self, index: u32) -> Option<ColliderHandle> {
+        self.colliders.handle_at(index)
+    }
+
+    /// All bodies, in slot order.
+    pub fn bodies(&self) -> impl Iterator<Item = (BodyHandle, &Body)> {
+        self.bodies.iter()
+    }
+
+    /// All colliders, in slot order.
+    pub fn colliders(&self) -> impl Iterator<Item = (ColliderHandle, &Collider)> {
+        self.colliders.iter()
+    }
+
+    /// Number of bodies.
+    pub fn body_count(&self) -> usize {
+        self.bodies.len()
+    }
+
+    /// Number of colliders.
+    pub fn collider_count(&self) -> usize {
+        self.colliders.len()
+    }
+
+    /// Moves the body (origin) to `position`, wakes it.
+    pub fn set_position(&mut self, handle: BodyHandle, position: Vec3) -> bool {
+        let Some(rotation) = self.bodies.get(handle).map(|b| b.rotation) else {
+            return false;
+        };
+        self.set_transform(handle, position, rotation)
+    }
+
+    /// Turns the body to `rotation` (normalised), wakes it.
+    pub fn set_rotation(&mut self, handle: BodyHandle, rotation: Quat) -> bool {
+        let Some(position) = self.bodies.get(handle).map(|b| b.position) else {
+            return false;
+        };
+        self.set_transform(handle, position, rotation)
+    }
+
+    /// Places the body, moves its colliders and proxies, wakes it and what it touches.
+    /// Non-finite values are refused (returns false).
+    pub fn set_transform(&mut self, handle: BodyHandle, position: Vec3, rotation: Quat) -> bool {
+        if !is_finite_vec(position) || !rotation.is_finite() || rotation.length_squared() < 1e-12 {
+            return false;
+        }
+        let Some(body) = self.bodies.get_mut(handle) else {
+            return false;
+        };
+        body.position = position;
+        body.rotation = rotation.normalize();
+        body.sync_center();
+        self.sync_body_colliders(handle.index());
+        self.wake_touching(handle.index());
+        self.wake_body_index(handle.index());
+        true
+    }
+
+    /// Recomputes a body's collider poses and moves their proxies (teleport: no prediction).
+    fn sync_body_colliders(&mut self, index: u32) {
+        let Some(body) = self.bodies.at(index) else {
+            return;
+        };
+        let pose = Isometry::new(body.position, body.rotation);
+        for &ci in &body.colliders {
+            if let Some(collider) = self.colliders.at_mut(ci) {
+                collider.sync(&pose);
+                self.broad_phase
+                    .move_proxy(collider.proxy, collider.aabb, Vec3::ZERO);
+            }
+        }
+    }
+
+    /// Runs `f` on a live non-static body, then wakes it. False for stale or static bodies.
+    fn with_moving_body(&mut self, handle: BodyHandle, f: impl FnOnce(&mut Body)) -> bool {
+        match self.bodies.get_mut(handle) {
+            Some(body) if body.body_type != BodyType::Static => {
+                f(body);
+                self.wake_body_index(handle.index());
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Sets the velocity of the centre of mass, m/s.
+    pub fn set_linear_velocity(&mut self, handle: BodyHandle, velocity: Vec3) -> bool {
+        is_finite_vec(velocity) && self.with_moving_body(handle, |b| b.linear_velocity = velocity)
+    }
+
+    /// Sets the angular velocity, rad/s.
+    pub fn set_angular_velocity(&mut self, handle: BodyHandle, velocity: Vec3) -> bool {
+        is_finite_vec(velocity) && self.with_moving_body(handle, |b| b.angular_velocity = velocity)
+    }
+
+    /// Adds a force through the centre of mass for the next step, N.
+    pub fn apply_force(&mut self, handle: BodyHandle, force: Vec3) -> bool {
+        is_finite_vec(force) && self.with_moving_body(handle, |b| b.force += force)
+    }
+
+    /// Adds a force at a world point (also a torque (p − c) × F) for the next step.
+    pub fn apply_force_at_point(&mut self, handle: BodyHandle, force: Vec3, point: Vec3) -> bool {
+        is_finite_vec(force)
+            && is_finite_vec(point)
+            && self.with_moving_body(handle, |b| {
+                b.force += force;
+                b.torque += (point - b.center).cross(force);
+            })
+    }
+
+    /// Adds a torque for the next step, N·m.
+    pub fn apply_torque(&mut self, handle: BodyHandle, torque: Vec3) -> bool {
+        is_finite_vec(torque) && self.with_moving_body(handle, |b| b.torque += torque)
+    }
+
+    /// Changes the velocity at once by impulse / mass, N·s.
+    pub fn apply_impulse(&mut self, handle: BodyHandle, impulse: Vec3) -> bool {
+        is_finite_vec(impulse)
+            && self.with_moving_body(handle, |b| b.linear_velocity += impulse * b.inv_mass)
+    }
+
+    /// An impulse at a world point: Δv = P/m, Δω = I⁻¹·((p − c) × P).
+    pub fn apply_impulse_at_point(
+        &mut self,
+        handle: BodyHandle,
+        impulse: Vec3,
+        point: Vec3,
+    ) -> bool {
+        is_finite_vec(impulse)
+            && is_finite_vec(point)
+            && self.with_moving_body(handle, |b| {
+                b.linear_velocity += impulse * b.inv_mass;
+                b.angular_velocity += b.world_inv_inertia() * (point - b.center).cross(impulse);
+            })
+    }
+
+    /// Wakes a body (and its island).
+    pub fn wake_body(&mut self, handle: BodyHandle) -> bool {
+        if self.bodies.get(handle).is_none() {
+            return false;
+        }
+        self.wake_body_index(handle.index());
+        true
+    }
+
+    /// Sets linear and angular damping, 1/s.
+    pub fn set_damping(&mut self, handle: BodyHandle, linear: f32, angular: f32) -> bool {
+        linear.is_finite()
+            && angular.is_finite()
+            && self.with_moving_body(handle, |b| {
+                b.linear_damping = linear.max(0.0);
+                b.angular_damping = angular.max(0.0);
+            })
+    }
+
+    /// Sets the gravity multiplier.
+    pub fn set_gravity_scale(&mut self, handle: BodyHandle, scale: f32) -> bool {
+        scale.is_finite() && self.with_moving_body(handle, |b| b.gravity_scale = scale)
+    }
+
+    /// Allows or forbids sleeping (forbidding wakes the body).
+    pub fn set_can_sleep(&mut self, handle: BodyHandle, can_sleep: bool) -> bool {
+        self.with_moving_body(handle, |b| b.can_sleep = can_sleep)
+    }
+
+    /// Changes the body type. Contacts are rebuilt, mass recomputed, the body woken;
+    /// a body that becomes static stops. Planes keep a body static (returns false).
+    pub fn set_body_type(&mut self, handle: BodyHandle, body_type: BodyType) -> bool {
+        let Some(body) = self.bodies.get(handle) else {
+            return false;
+        };
+        if body.body_type == body_type {
+            return true;
+        }
+        let has_plane = body
+            .colliders
+            .iter()
+            .filter_map(|&c| self.colliders.at(c))
+            .any(|c| matches!(c.shape, Shape::Plane { .. }));
+        if has_plane && body_type != BodyType::Static {
+            return false;
+        }
+        let index = handle.index();
+        self.wake_touching(index);
+        self.wake_body_index(index);
+        let mut ids = Vec::new();
+        self.body_contacts(index, &mut ids);
+        for id in ids {
+            self.destroy_contact(id);
+        }
+        if let Some(body) = self.bodies.get_mut(handle) {
+            body.body_type = body_type;
+            body.awake = true;
+            body.sleep_time = 0.0;
+            if body_type == BodyType::Static {
+                body.linear_velocity = Vec3::ZERO;
+                body.angular_velocity = Vec3::ZERO;
+            }
+            for &ci in &body.colliders {
+                if let Some(c) = self.colliders.at(ci) {
+                    self.broad_phase.touch_proxy(c.proxy);
+                }
+            }
+        }
+        self.update_mass(index);
+        true
+    }
+
+    /// Changes a collider's material; contacts pick up the new mixed values, mass is
+    /// recomputed, the body woken.
+    pub fn set_collider_material(
+        &mut self,
+        handle: ColliderHandle,
+        friction: f32,
+        restitution: f32,
+        density: f32,
+    ) -> Result<(), ColliderError> {
+        let collider = self
+            .colliders
+            .get(handle)
+            .ok_or(ColliderError::StaleCollider)?;
+        let mut def = collider.to_def();
+        def.friction = friction;
+        def.restitution = restitution;
+        def.density = density;
+        validate_collider_def(&def).map_err(ColliderError::Invalid)?;
+        let body = collider.body;
+        if let Some(c) = self.colliders.get_mut(handle) {
+            c.friction = friction;
+            c.restitution = restitution;
+            c.density = density;
+        }
+        let mut ids = Vec::new();
+        self.body_contacts(body, &mut ids);
+        for id in ids {
+            let (ca, cb) = {
+                let c = &self.contacts.slots[id as usize];
+                (c.collider_a, c.collider_b)
+            };
+            if ca != handle.index() && cb != handle.index() {
+                continue;
+            }
+            let (Some(a), Some(b)) = (self.colliders.at(ca), self.colliders.at(cb)) else {
+                continue;
+            };
+            let (f, r) = (
+                mix_friction(a.friction, b.friction),
+                mix_restitution(a.restitution, b.restitution),
+            );
+            let c = &mut self.contacts.slots[id as usize];
+            c.friction = f;
+            c.restitution = r;
+        }
+        self.update_mass(body);
+        self.wake_body_index(body);
+        Ok(())
+    }
+
+    /// Replaces a collider's shape and its placement on the body (for resizing in an
+    /// editor); mass is recomputed and the body woken.
+    pub fn set_collider_shape(
+        &mut self,
+        handle: ColliderHandle,
+        shape: Shape,
+        local_pose: Isometry,
+    ) -> Result<(), ColliderError> {
+        let collider = self
+            .colliders
+            .get(handle)
+            .ok_or(ColliderError::StaleCollider)?;
+        let mut def = collider.to_def();
+        def.shape = shape.clone();
+        def.local_position = local_pose.translation;
+        def.local_rotation = local_pose.rotation;
+        validate_collider_def(&def).map_err(ColliderError::Invalid)?;
+        let body = collider.body;
+        let body_type = self.bodies.at(body).map(|b| b.body_type);
+        if matches!(shape, Shape::Plane { .. }) && body_type != Some(BodyType::Static) {
+            return Err(ColliderError::Invalid(
+                "a plane can only belong to a static body".into(),
+            ));
+        }
+        if let Some(c) = self.colliders.get_mut(handle) {
+            c.shape = shape;
+            c.local_pose = Isometry::new(local_pose.translation, local_pose.rotation.normalize());
+        }
+        self.sync_body_colliders(body);
+        self.update_mass(body);
+        self.wake_touching(body);
+        self.wake_body_index(body);
+        Ok(())
+    }
+
+    /// Recomputes mass, centre of mass and inertia from the colliders (parallel axis
+    /// theorem over the colliders' own centres). Keeps the velocity of the material point
+    /// at the new centre of mass.
+    pub(crate) fn update_mass(&mut self, index: u32) {
+        let Some(body) = self.bodies.at(index) else {
+            return;
+        };
+        let dynamic = body.body_type == BodyType::Dynamic;
+        let parts: Vec<MassProperties> = if dynamic {
+            body.colliders
+                .iter()
+                .filter_map(|&c| self.colliders.at(c))
+                .map(|c| {
+                    c.shape
+                        .mass_properties(c.density)
+                        .transformed(c.local_pose.translation, c.local_pose.rotation)
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let Some(body) = self.bodies.at_mut(index) else {
+            return;
+        };
+        let old_center = body.center;
+        let mut props = MassProperties::sum(&parts);
+        if dynamic && props.mass <= 0.0 {
+            // A dynamic body needs some mass: 1 kg with the inertia of a 1 m ball-ish point.
+            props = MassProperties {
+                mass: 1.0,
+                local_center: props.local_center,
+                inertia: Mat3::from_diagonal(Vec3::splat(0.4)),
+            };
+        }
+        body.mass = props.mass;
+        body.inv_mass = if props.mass > 0.0 {
+            1.0 / props.mass
+        } else {
+            0.0
+        };
+        body.local_center = props.local_center;
+        body.local_inertia = props.inertia;
+        body.local_inv_inertia = if dynamic && props.inertia.determinant().abs() > 1e-20 {
+            props.inertia.inverse()
+        } else {
+            Mat3::ZERO
+        };
+        body.sync_center();
+        if dynamic {
+            body.linear_velocity += body.angular_velocity.cross(body.center - old_center);
+        }
+    }
+}

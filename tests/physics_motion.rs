@@ -1,0 +1,119 @@
+//! Single bodies against closed-form motion: free fall, bounce, sliding, rolling.
+
+mod common;
+
+use common::*;
+use impulse::physics::{BodyDef, ColliderDef, Quat, Shape, Vec3, World, WorldSettings};
+
+#[test]
+fn free_fall_matches_semi_implicit_euler() {
+    // Semi-implicit Euler with sub-step h: v_k = −g·k·h, y_N = y0 − g·h²·N(N+1)/2.
+    let settings = WorldSettings::default();
+    let mut world = World::new(settings.clone());
+    let body = dynamic(&mut world, Shape::sphere(0.5), Vec3::new(0.0, 10.0, 0.0), Quat::IDENTITY, 0.5);
+    run(&mut world, 60);
+    let g = 9.81f64;
+    let h = DT as f64 / settings.substeps as f64;
+    let n = (60 * settings.substeps) as f64;
+    let expected_y = 10.0 - g * h * h * n * (n + 1.0) / 2.0;
+    let expected_v = -g * h * n;
+    let b = world.body(body).unwrap();
+    assert!(
+        (b.position().y as f64 - expected_y).abs() < 1e-4,
+        "y = {}, expected {expected_y}",
+        b.position().y
+    );
+    assert!((b.linear_velocity().y as f64 - expected_v).abs() < 1e-4);
+    // Also close to the exact parabola y0 − g t²/2 (t = 1 s): the method's error is g·h·t/2.
+    assert!((b.position().y as f64 - (10.0 - g / 2.0)).abs() < g * h);
+}
+
+#[test]
+fn bounce_height_is_restitution_squared() {
+    // Dropped from h = 2 m (lowest point above the floor) with e = 0.5, the ball leaves the
+    // floor at e·v and climbs to (e·v)²/2g = e²·h = 0.5 m.
+    let mut world = World::default();
+    ground(&mut world, 0.5, 0.0);
+    let r = 0.25;
+    let body = world.create_body(BodyDef::dynamic(Vec3::new(0.0, 2.0 + r, 0.0)));
+    world
+        .add_collider(body, ColliderDef::new(Shape::sphere(r)).with_restitution(0.5))
+        .unwrap();
+    let mut bounced = false;
+    let mut peak = 0.0f32;
+    for _ in 0..240 {
+        world.step(DT);
+        let b = world.body(body).unwrap();
+        let v = b.linear_velocity().y;
+        if !bounced && v > 0.0 {
+            bounced = true;
+        }
+        if bounced {
+            peak = peak.max(b.position().y - r);
+            if v < 0.0 && peak > 0.1 {
+                break;
+            }
+        }
+    }
+    let expected = 0.5 * 0.5 * 2.0;
+    assert!(bounced);
+    assert!((peak - expected).abs() < 0.05 * expected, "peak {peak}, expected {expected}");
+}
+
+/// A static plane through the origin tilted by `angle` about z (it descends towards +x),
+/// and a unit-size body resting on it. Returns (world, body, unit vector down the slope).
+fn on_slope(angle: f32, shape: Shape, half_height: f32, friction: f32) -> (World, impulse::physics::BodyHandle, Vec3) {
+    let mut world = World::default();
+    let normal = Vec3::new(angle.sin(), angle.cos(), 0.0);
+    let slope = world.create_body(BodyDef::fixed(Vec3::ZERO));
+    world
+        .add_collider(slope, ColliderDef::new(Shape::plane(normal)).with_friction(friction))
+        .unwrap();
+    let rotation = Quat::from_rotation_z(-angle);
+    let body = dynamic(&mut world, shape, normal * half_height, rotation, friction);
+    let down = Vec3::new(angle.cos(), -angle.sin(), 0.0);
+    (world, body, down)
+}
+
+#[test]
+fn box_holds_on_slope_with_high_friction() {
+    // tan 30° = 0.577 < μ = 0.8: static friction holds the box.
+    let (mut world, body, _) = on_slope(30f32.to_radians(), Shape::cuboid(Vec3::splat(0.5)), 0.5, 0.8);
+    let start = world.body(body).unwrap().position();
+    run(&mut world, 180);
+    let moved = (world.body(body).unwrap().position() - start).length();
+    assert!(moved < 0.01, "moved {moved} m");
+}
+
+#[test]
+fn box_slides_with_coulomb_acceleration() {
+    // a = g·(sin θ − μ·cos θ) = 9.81·(0.5 − 0.2·0.866) ≈ 3.206 m/s².
+    let theta = 30f32.to_radians();
+    let mu = 0.2;
+    let (mut world, body, down) = on_slope(theta, Shape::cuboid(Vec3::splat(0.5)), 0.5, mu);
+    run(&mut world, 60);
+    let v1 = world.body(body).unwrap().linear_velocity().dot(down);
+    run(&mut world, 60);
+    let v2 = world.body(body).unwrap().linear_velocity().dot(down);
+    let measured = v2 - v1;
+    let expected = 9.81 * (theta.sin() - mu * theta.cos());
+    assert!((measured - expected).abs() < 0.05 * expected, "a = {measured}, expected {expected}");
+}
+
+#[test]
+fn sphere_rolls_at_five_sevenths_g_sin_theta() {
+    // Rolling without slipping (μ = 0.5 > 2/7·tan θ): a = 5/7·g·sin θ ≈ 2.397 m/s² for 20°.
+    let theta = 20f32.to_radians();
+    let (mut world, body, down) = on_slope(theta, Shape::sphere(0.5), 0.5, 0.5);
+    run(&mut world, 30);
+    let v1 = world.body(body).unwrap().linear_velocity().dot(down);
+    run(&mut world, 60);
+    let v2 = world.body(body).unwrap().linear_velocity().dot(down);
+    let measured = v2 - v1;
+    let expected = 5.0 / 7.0 * 9.81 * theta.sin();
+    assert!((measured - expected).abs() < 0.05 * expected, "a = {measured}, expected {expected}");
+    // Rolling: ω·r equals the speed.
+    let b = world.body(body).unwrap();
+    let spin = b.angular_velocity().length() * 0.5;
+    assert!((spin - b.linear_velocity().length()).abs() < 0.02 * b.linear_velocity().length());
+}

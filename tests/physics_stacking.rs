@@ -1,0 +1,61 @@
+//! Stacks and pyramids stand and fall asleep.
+
+mod common;
+
+use common::*;
+use impulse::physics::{Quat, Shape, Vec3, World};
+
+#[test]
+fn stack_of_ten_stands_and_sleeps() {
+    // Ten unit cubes resting exactly on each other for 10 s: the top may settle by the
+    // contact slop (mm), never topple (< 5 cm), and the resting island falls asleep.
+    let mut world = World::default();
+    ground(&mut world, 0.6, 0.0);
+    let cubes: Vec<_> = (0..10)
+        .map(|i| {
+            dynamic(
+                &mut world,
+                Shape::cuboid(Vec3::splat(0.5)),
+                Vec3::new(0.0, 0.5 + i as f32, 0.0),
+                Quat::IDENTITY,
+                0.6,
+            )
+        })
+        .collect();
+    let top = *cubes.last().unwrap();
+    let start = world.body(top).unwrap().position();
+    run(&mut world, 600);
+    let moved = (world.body(top).unwrap().position() - start).length();
+    assert!(moved < 0.05, "top moved {moved} m");
+    for &c in &cubes {
+        assert!(!world.body(c).unwrap().is_awake(), "a cube is still awake");
+    }
+}
+
+#[test]
+fn pyramid_of_base_twenty_stands() {
+    // 20 + 19 + … + 1 = 210 cubes; after 10 s the top cube is within 5 cm of its start.
+    let mut world = World::default();
+    ground(&mut world, 0.6, 0.0);
+    let base = 20;
+    let mut top = None;
+    for row in 0..base {
+        let count = base - row;
+        for i in 0..count {
+            let x = (i as f32 - (count as f32 - 1.0) / 2.0) * 1.0;
+            let body = dynamic(
+                &mut world,
+                Shape::cuboid(Vec3::splat(0.5)),
+                Vec3::new(x, 0.5 + row as f32, 0.0),
+                Quat::IDENTITY,
+                0.6,
+            );
+            top = Some(body);
+        }
+    }
+    let top = top.unwrap();
+    let start = world.body(top).unwrap().position();
+    run(&mut world, 600);
+    let moved = (world.body(top).unwrap().position() - start).length();
+    assert!(moved < 0.05, "top moved {moved} m");
+}

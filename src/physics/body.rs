@@ -140,7 +140,7 @@ pub struct Body {
 
 impl Body {
     pub(crate) fn new(def: &BodyDef) -> Self {
-        let rotation = def.rotation.normalize();
+        let rotation = normalized_exactly(def.rotation);
         let mut body = Self {
             body_type: def.body_type,
             position: def.position,
@@ -318,5 +318,15 @@ impl Body {
     /// True when forces and contacts can move it.
     pub(crate) fn is_dynamic(&self) -> bool {
         self.body_type == BodyType::Dynamic
+    }
+}
+
+/// `q` normalised, but returned bit for bit when it is already unit length to rounding, so
+/// a saved and reloaded rotation is exactly the one that was saved.
+pub(crate) fn normalized_exactly(q: Quat) -> Quat {
+    if (q.length_squared() - 1.0).abs() < 1.0e-6 {
+        q
+    } else {
+        q.normalize()
     }
 }

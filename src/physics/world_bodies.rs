@@ -6,7 +6,7 @@
 
 use std::fmt;
 
-use super::body::{Body, BodyDef, BodyType, NULL};
+use super::body::{normalized_exactly, Body, BodyDef, BodyType, NULL};
 use super::collider::{mix_friction, mix_restitution, Collider, ColliderDef};
 use super::math::{is_finite_vec, Isometry, Mat3, Quat, Vec3};
 use super::shape::{MassProperties, Shape};
@@ -121,6 +121,36 @@ impl World {
         handle
     }
 
+    /// Creates a body with its colliders in one go. Unlike `create_body` followed by
+    /// `add_collider`, the velocities and the awake state are exactly those of `def` (adding
+    /// colliders one by one moves the centre of mass, which changes its velocity when the
+    /// body spins). On error nothing is left behind.
+    pub fn create_body_with_colliders(&mut self, def: BodyDef, colliders: &[ColliderDef]) -> Result<(BodyHandle, Vec<ColliderHandle>), ColliderError> {
+        let handle = self.create_body(BodyDef {
+            linear_velocity: Vec3::ZERO,
+            angular_velocity: Vec3::ZERO,
+            ..def.clone()
+        });
+        let mut handles = Vec::with_capacity(colliders.len());
+        for collider in colliders {
+            match self.add_collider(handle, collider.clone()) {
+                Ok(h) => handles.push(h),
+                Err(e) => {
+                    self.remove_body(handle);
+                    return Err(e);
+                }
+            }
+        }
+        if let Some(body) = self.bodies.get_mut(handle) {
+            if body.body_type != BodyType::Static {
+                body.linear_velocity = def.linear_velocity;
+                body.angular_velocity = def.angular_velocity;
+            }
+            body.awake = def.awake || body.body_type == BodyType::Static;
+        }
+        Ok((handle, handles))
+    }
+
     /// Attaches a collider to a body; the body's mass and inertia are recomputed.
     pub fn add_collider(
         &mut self,
@@ -138,7 +168,7 @@ impl World {
         let mut collider = Collider {
             body: body.index(),
             shape: def.shape,
-            local_pose: Isometry::new(def.local_position, def.local_rotation.normalize()),
+            local_pose: Isometry::new(def.local_position, normalized_exactly(def.local_rotation)),
             friction: def.friction,
             restitution: def.restitution,
             density: def.density,

@@ -1,0 +1,188 @@
+//! Generators: patterns (stacks, pyramids, grids, dominoes) expanded into plain bodies named
+//! `kind[i]`, so the rest of the loader sees only bodies.
+
+use super::build::shape;
+use super::schema::*;
+
+/// The name prefix of a generator kind.
+fn prefix(g: &Generator) -> &'static str {
+    match g {
+        Generator::Stack { .. } => "stack",
+        Generator::Pyramid { .. } => "pyramid",
+        Generator::Grid { .. } => "grid",
+        Generator::Dominoes { .. } => "dominoes",
+    }
+}
+
+/// How many bodies a generator makes (u64: counts may be absurd in a bad file).
+fn count(g: &Generator) -> u64 {
+    match g {
+        Generator::Stack { count, .. } | Generator::Dominoes { count, .. } => *count as u64,
+        Generator::Pyramid { base, .. } => *base as u64 * (*base as u64 + 1) / 2,
+        Generator::Grid { counts, .. } => counts.0 as u64 * counts.1 as u64 * counts.2 as u64,
+    }
+}
+
+/// A dynamic body with one collider.
+fn one_body(name: String, shape: ShapeDesc, position: V3, material: &Option<String>, color: Option<Color>) -> BodyDesc {
+    let mut collider = ColliderDesc::new(shape);
+    collider.material = material.clone();
+    BodyDesc {
+        name: Some(name),
+        position,
+        color,
+        colliders: vec![collider],
+        ..BodyDesc::default()
+    }
+}
+
+/// Appends the bodies of every generator to `out` as (label, body). Fails if the total would
+/// pass `max_bodies` or a generator's parameters are invalid.
+pub fn expand(generators: &[Generator], out: &mut Vec<(String, BodyDesc)>, max_bodies: usize) -> Result<(), String> {
+    let mut used = std::collections::BTreeMap::<&str, u32>::new();
+    for (gi, g) in generators.iter().enumerate() {
+        let n = count(g);
+        if out.len() as u64 + n > max_bodies as u64 {
+            return Err(format!(
+                "generators[{gi}] ({}) would make {n} bodies; a scene may hold at most {max_bodies}",
+                prefix(g)
+            ));
+        }
+        // The second pyramid is "pyramid2[i]", and so on, so generated names stay unique.
+        let seen = used.entry(prefix(g)).or_insert(0);
+        *seen += 1;
+        let base = if *seen == 1 {
+            prefix(g).to_string()
+        } else {
+            format!("{}{}", prefix(g), seen)
+        };
+        let start = out.len();
+        expand_one(g, &base, out).map_err(|e| format!("generators[{gi}] ({}): {e}", prefix(g)))?;
+        for (label, body) in &mut out[start..] {
+            *label = body.name.clone().unwrap_or_default();
+        }
+    }
+    Ok(())
+}
+
+/// Expands one generator.
+fn expand_one(g: &Generator, base: &str, out: &mut Vec<(String, BodyDesc)>) -> Result<(), String> {
+    let mut push = |body: BodyDesc| out.push((String::new(), body));
+    match g {
+        Generator::Stack {
+            count,
+            shape: s,
+            origin,
+            gap,
+            material,
+            color,
+        } => {
+            let bounds = shape(s)?.local_aabb();
+            let height = bounds.max.y - bounds.min.y;
+            let mut y = origin.1;
+            for i in 0..*count as usize {
+                let position = (origin.0, y - bounds.min.y, origin.2);
+                push(one_body(format!("{base}[{i}]"), s.clone(), position, material, *color));
+                y += height + gap;
+            }
+        }
+        Generator::Pyramid {
+            base: rows,
+            half_extent,
+            origin,
+            gap,
+            material,
+            color,
+        } => {
+            if !(*half_extent > 0.0) {
+                return Err(format!("half_extent must be greater than 0, got {half_extent}"));
+            }
+            let e = *half_extent;
+            let step = 2.0 * e + gap;
+            let mut i = 0;
+            for row in 0..*rows as usize {
+                let n = *rows as usize - row;
+                for k in 0..n {
+                    let x = origin.0 + (k as f32 - (n as f32 - 1.0) / 2.0) * step;
+                    let y = origin.1 + e + row as f32 * 2.0 * e;
+                    let cube = ShapeDesc::Cuboid {
+                        half_extents: (e, e, e),
+                    };
+                    push(one_body(format!("{base}[{i}]"), cube, (x, y, origin.2), material, *color));
+                    i += 1;
+                }
+            }
+        }
+        Generator::Grid {
+            counts,
+            spacing,
+            shape: s,
+            origin,
+            kind,
+            material,
+            color,
+        } => {
+            shape(s)?;
+            let mut i = 0;
+            for y in 0..counts.1 {
+                for z in 0..counts.2 {
+                    for x in 0..counts.0 {
+                        let position = (
+                            origin.0 + x as f32 * spacing.0,
+                            origin.1 + y as f32 * spacing.1,
+                            origin.2 + z as f32 * spacing.2,
+                        );
+                        let mut body = one_body(format!("{base}[{i}]"), s.clone(), position, material, *color);
+                        body.kind = *kind;
+                        push(body);
+                        i += 1;
+                    }
+                }
+            }
+        }
+        Generator::Dominoes {
+            count,
+            half_extents,
+            spacing,
+            origin,
+            arc_deg,
+            push: tip,
+            material,
+            color,
+        } => {
+            let cube = ShapeDesc::Cuboid {
+                half_extents: *half_extents,
+            };
+            shape(&cube)?;
+            // Along an arc of total turn A over length L = (n − 1)·spacing: radius R = L / A;
+            // at arc length s the heading has turned φ = s / R (towards −z, a turn about +y).
+            let n = *count as usize;
+            let turn = arc_deg.to_radians();
+            let length = (n.saturating_sub(1)) as f32 * spacing;
+            for i in 0..n {
+                let s = i as f32 * spacing;
+                let (dx, dz, phi) = if turn.abs() < 1e-6 || length <= 0.0 {
+                    (s, 0.0, 0.0)
+                } else {
+                    let r = length / turn;
+                    let phi = s / r;
+                    (r * phi.sin(), -r * (1.0 - phi.cos()), phi)
+                };
+                let mut body = one_body(
+                    format!("{base}[{i}]"),
+                    cube.clone(),
+                    (origin.0 + dx, origin.1 + half_extents.1, origin.2 + dz),
+                    material,
+                    *color,
+                );
+                body.rotation = Rotation::Euler(0.0, phi.to_degrees(), 0.0);
+                if i == 0 && *tip != 0.0 {
+                    // Tip forward: spin about the axis that tilts the top along the heading.
+                    body.angular_velocity = (-tip * phi.sin(), 0.0, -tip * phi.cos());
+                }
+                push(body);
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,131 @@
+//! Saving a world as a scene file that loads back to the same state, bit for bit.
+//!
+//! Everything is written explicitly: rotations as quaternions (no Euler round trip),
+//! materials inline (no lookup), hulls as their vertex lists, generators expanded into
+//! bodies. Floats are written in Rust's shortest round-trip form, so parsing them gives
+//! back the same bits.
+
+use std::collections::BTreeMap;
+
+use super::build::BodyMeta;
+use super::schema::*;
+use crate::physics::{BodyHandle, BodyType, BroadPhaseKind, Quat, Shape, Vec3, World};
+
+fn v3(v: Vec3) -> V3 {
+    (v.x, v.y, v.z)
+}
+
+fn quat(q: Quat) -> Rotation {
+    Rotation::Quat(q.x, q.y, q.z, q.w)
+}
+
+/// The description of an engine shape.
+pub fn shape_desc(shape: &Shape) -> ShapeDesc {
+    match shape {
+        Shape::Sphere { radius } => ShapeDesc::Sphere { radius: *radius },
+        Shape::Cuboid { half_extents } => ShapeDesc::Cuboid {
+            half_extents: v3(*half_extents),
+        },
+        Shape::Capsule {
+            half_height,
+            radius,
+        } => ShapeDesc::Capsule {
+            half_height: *half_height,
+            radius: *radius,
+        },
+        Shape::ConvexHull(hull) => ShapeDesc::Hull {
+            points: hull.vertices.iter().map(|&v| v3(v)).collect(),
+        },
+        Shape::Plane { normal } => ShapeDesc::Plane { normal: v3(*normal) },
+    }
+}
+
+/// The world, its names and colours, camera and timestep as a scene file.
+pub fn to_scene_file(world: &World, meta: &BTreeMap<BodyHandle, BodyMeta>, camera: &CameraDesc, timestep: f32) -> SceneFile {
+    let s = world.settings();
+    let settings = SettingsDesc {
+        gravity: v3(s.gravity),
+        timestep,
+        substeps: s.substeps,
+        velocity_iterations: s.velocity_iterations,
+        position_iterations: s.position_iterations,
+        sleeping: s.enable_sleeping,
+        warm_starting: s.enable_warm_starting,
+        broad_phase: match s.broad_phase {
+            BroadPhaseKind::DynamicTree => BroadPhaseDesc::DynamicTree,
+            BroadPhaseKind::BruteForce => BroadPhaseDesc::BruteForce,
+        },
+        contact_hertz: s.contact_hertz,
+        contact_damping_ratio: s.contact_damping_ratio,
+        max_push_velocity: s.max_push_velocity,
+        restitution_threshold: s.restitution_threshold,
+    };
+    let bodies = world
+        .bodies()
+        .map(|(handle, body)| {
+            let m = meta.get(&handle);
+            let colliders = world
+                .body_colliders(handle)
+                .filter_map(|c| world.collider(c))
+                .map(|c| ColliderDesc {
+                    shape: shape_desc(c.shape()),
+                    position: v3(c.local_pose().translation),
+                    rotation: if c.local_pose().rotation == Quat::IDENTITY {
+                        Rotation::default()
+                    } else {
+                        quat(c.local_pose().rotation)
+                    },
+                    material: None,
+                    friction: Some(c.friction()),
+                    restitution: Some(c.restitution()),
+                    density: Some(c.density()),
+                })
+                .collect();
+            BodyDesc {
+                name: m.map(|m| m.name.clone()).filter(|n| !n.is_empty()),
+                kind: match body.body_type() {
+                    BodyType::Static => Kind::Static,
+                    BodyType::Kinematic => Kind::Kinematic,
+                    BodyType::Dynamic => Kind::Dynamic,
+                },
+                position: v3(body.position()),
+                rotation: quat(body.rotation()),
+                linear_velocity: v3(body.linear_velocity()),
+                angular_velocity: v3(body.angular_velocity()),
+                linear_damping: body.linear_damping(),
+                angular_damping: body.angular_damping(),
+                gravity_scale: body.gravity_scale(),
+                can_sleep: body.can_sleep(),
+                awake: body.is_awake(),
+                color: m.and_then(|m| m.color),
+                colliders,
+            }
+        })
+        .collect();
+    SceneFile {
+        settings,
+        camera: Some(camera.clone()),
+        materials: BTreeMap::new(),
+        bodies,
+        generators: Vec::new(),
+    }
+}
+
+/// The scene file as RON text, with a header comment.
+pub fn to_ron(file: &SceneFile, comment: &str) -> Result<String, String> {
+    let pretty = ron::ser::PrettyConfig::new()
+        .depth_limit(4)
+        .struct_names(true)
+        .separate_tuple_members(false)
+        .enumerate_arrays(false);
+    let body = super::ron_options()
+        .to_string_pretty(file, pretty)
+        .map_err(|e| format!("cannot write the scene: {e}"))?;
+    let header: String = comment.lines().map(|l| format!("// {l}\n")).collect();
+    Ok(format!("{header}{body}\n"))
+}
+
+/// Saves the world as RON text.
+pub fn save(world: &World, meta: &BTreeMap<BodyHandle, BodyMeta>, camera: &CameraDesc, timestep: f32, comment: &str) -> Result<String, String> {
+    to_ron(&to_scene_file(world, meta, camera, timestep), comment)
+}

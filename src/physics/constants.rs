@@ -13,3 +13,44 @@ pub const AABB_MARGIN: f32 = 0.1;
 /// How many steps of the current displacement the fat AABB is stretched along, unitless.
 /// Predicting motion keeps fast bodies from re-inserting every step (Box2D uses 4).
 pub const AABB_PREDICTION_STEPS: f32 = 2.0;
+
+/// Most support queries one GJK distance query may make, count. Polytopes finish in a handful
+/// (GJK terminates in finitely many steps on them, Gilbert et al. 1988); curved shapes converge
+/// only in the limit, and reach `GJK_RELATIVE_TOLERANCE` well within 64 steps. The cap exists so
+/// that rounding can never make the loop run forever.
+pub const GJK_MAX_ITERATIONS: u32 = 64;
+
+/// GJK convergence tolerance, unitless. The loop stops when `|v|² − v·w` (the gap between the
+/// upper bound `|v|` and the lower bound `v·w/|v|` on the distance, times `|v|`) falls below this
+/// fraction of `|v|·max(|v|, size)`, with `size` the largest support point in use (van den Bergen
+/// 1999). 1e-6 is about 16 f32 epsilons, the rounding noise of those dot products, so the test can
+/// always pass, and it bounds the distance error by 1e-6 of the shapes' size.
+pub const GJK_RELATIVE_TOLERANCE: f32 = 1.0e-6;
+
+/// Closest-point length below which GJK reports contact, unitless (a fraction of the largest
+/// support point in use). f32 rounding leaves the closest point about 1e-7 of that size away from
+/// the origin even when the shapes touch exactly; 1e-5 (10 µm on metre-sized shapes, far below
+/// any contact slop) gives a hundredfold margin. EPA also treats anything thinner than this as flat.
+pub const GJK_OVERLAP_TOLERANCE: f32 = 1.0e-5;
+
+/// Flatness threshold of a simplex, unitless: a triangle whose sine of the angle between two edges,
+/// or a tetrahedron whose volume relative to the product of its edge lengths, is below this is
+/// treated as having lost a dimension. About 8 f32 epsilons, the rounding error of a cross product,
+/// so that barycentric weights are never divided by noise (Montanari et al. 2017).
+pub const GJK_DEGENERACY_TOLERANCE: f32 = 1.0e-6;
+
+/// Most polytope expansions EPA may make, count. Each adds one vertex, so this also bounds the
+/// polytope at `4 + EPA_MAX_ITERATIONS` vertices. Boxes need a few; spheres need a few dozen to get
+/// the depth within 1e-4 of their size.
+pub const EPA_MAX_ITERATIONS: u32 = 128;
+
+/// EPA convergence tolerance, unitless (a fraction of the largest polytope vertex). Expansion stops
+/// when the support point along the closest face normal lies less than this beyond that face: the
+/// true depth is then known to within this much (van den Bergen 2001). 1e-4 keeps curved shapes
+/// within 0.1 mm of the exact depth on metre-sized bodies, far below the contact slop.
+pub const EPA_RELATIVE_TOLERANCE: f32 = 1.0e-4;
+
+/// Sine of the angle below which two segments count as parallel, unitless. Then the closest points
+/// are taken at the middle of their overlap, which is off by at most this times the segment length
+/// (5 µm on a metre); above it the cross product is still accurate to ~1e-7.
+pub const PARALLEL_SINE_TOLERANCE: f32 = 1.0e-5;

@@ -1,0 +1,1 @@
+//! EPA (placeholder)

@@ -108,12 +108,16 @@ mod tests {
 
     impl Lcg {
         fn next_f32(&mut self) -> f32 {
-            self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             (self.0 >> 40) as f32 / (1u64 << 24) as f32
         }
 
         fn vec_in(&mut self, half: f32) -> Vec3 {
-            Vec3::new(self.next_f32(), self.next_f32(), self.next_f32()) * (2.0 * half) - Vec3::splat(half)
+            Vec3::new(self.next_f32(), self.next_f32(), self.next_f32()) * (2.0 * half)
+                - Vec3::splat(half)
         }
     }
 
@@ -138,8 +142,14 @@ mod tests {
     #[test]
     fn point_beyond_an_end_clamps_to_it() {
         // t = (p − a)·(b − a)/|b − a|² = −2 < 0: the closest point is a; t = 3 > 1: it is b.
-        assert_eq!(closest_point_on_segment(Vec3::new(-2.0, 1.0, 0.0), Vec3::ZERO, Vec3::X), Vec3::ZERO);
-        assert_eq!(closest_point_on_segment(Vec3::new(3.0, 0.0, 1.0), Vec3::ZERO, Vec3::X), Vec3::X);
+        assert_eq!(
+            closest_point_on_segment(Vec3::new(-2.0, 1.0, 0.0), Vec3::ZERO, Vec3::X),
+            Vec3::ZERO
+        );
+        assert_eq!(
+            closest_point_on_segment(Vec3::new(3.0, 0.0, 1.0), Vec3::ZERO, Vec3::X),
+            Vec3::X
+        );
     }
 
     #[test]
@@ -179,8 +189,12 @@ mod tests {
     #[test]
     fn parallel_disjoint_segments_meet_at_the_nearest_ends() {
         // x ∈ [0, 1] and x ∈ [3, 5], both at y = 0 (collinear): closest ends (1,0,0), (3,0,0).
-        let (c1, c2) =
-            closest_points_segment_segment(Vec3::ZERO, Vec3::X, Vec3::new(3.0, 0.0, 0.0), Vec3::new(5.0, 0.0, 0.0));
+        let (c1, c2) = closest_points_segment_segment(
+            Vec3::ZERO,
+            Vec3::X,
+            Vec3::new(3.0, 0.0, 0.0),
+            Vec3::new(5.0, 0.0, 0.0),
+        );
         assert!((c1 - Vec3::X).length() < TOLERANCE);
         assert!((c2 - Vec3::new(3.0, 0.0, 0.0)).length() < TOLERANCE);
     }
@@ -195,14 +209,22 @@ mod tests {
         let (c1, c2) = closest_points_segment_segment(Vec3::ZERO, Vec3::X, p, p);
         assert!((c1 - Vec3::new(0.5, 0.0, 0.0)).length() < TOLERANCE);
         assert_eq!(c2, p);
-        assert_eq!(closest_points_segment_segment(p, p, Vec3::ZERO, Vec3::ZERO), (p, Vec3::ZERO));
+        assert_eq!(
+            closest_points_segment_segment(p, p, Vec3::ZERO, Vec3::ZERO),
+            (p, Vec3::ZERO)
+        );
     }
 
     #[test]
     fn random_segments_match_dense_sampling() {
         let mut rng = Lcg(7);
         for _ in 0..300 {
-            let (p1, q1, p2, q2) = (rng.vec_in(1.0), rng.vec_in(1.0), rng.vec_in(1.0), rng.vec_in(1.0));
+            let (p1, q1, p2, q2) = (
+                rng.vec_in(1.0),
+                rng.vec_in(1.0),
+                rng.vec_in(1.0),
+                rng.vec_in(1.0),
+            );
             let (c1, c2) = closest_points_segment_segment(p1, q1, p2, q2);
             // Both points lie on their segments: projecting onto the segment changes nothing.
             assert!((closest_point_on_segment(c1, p1, q1) - c1).length() < 1e-5);

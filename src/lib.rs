@@ -1,4 +1,13 @@
-//! Impulse: a 3D rigid-body physics sandbox. The engine lives in [`physics`].
+//! Impulse: a 3D rigid-body physics sandbox.
+//!
+//! - [`physics`]: the engine (glam and std only);
+//! - [`scene`]: RON scene files to and from worlds;
+//! - [`headless`]: runs without a window (`impulse run|bench|stress`);
+//! - `app` (feature `app`): the sandbox window.
 
+#[cfg(feature = "app")]
+pub mod app;
+pub mod headless;
 pub mod physics;
 pub mod scene;
+pub mod stress;

@@ -1,5 +1,133 @@
-//! The `impulse` binary.
+//! The `impulse` binary: parses the command line, then hands over to the sandbox window or
+//! to a headless run.
 
-fn main() {
-    println!("Impulse: the sandbox window is not built yet; run `cargo test` to exercise the engine.");
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use impulse::headless::{self, CliError};
+
+const EXAMPLES: &str = "\
+Examples:
+  impulse                                   open the sandbox on the default scene
+  impulse scenes/pyramid.ron                open a scene
+  impulse scenes/pile.ron --frames 300 --screenshot pile.png --draw contacts,tree
+  impulse run scenes/pyramid.ron --steps 600 --dump state.json
+  impulse run scenes/bounce.ron --steps 300 --dump trace.jsonl --dump-every 10
+  impulse bench scenes/pile.ron --steps 500 --warmup 100
+  impulse stress --budget-ms 16.7 --csv stress.csv
+
+Exit status: 0 ok, 2 bad input (usage, unreadable or invalid scene), 1 internal error.";
+
+/// Impulse: a 3D rigid-body physics sandbox.
+#[derive(Parser, Debug)]
+#[command(name = "impulse", version, about, after_help = EXAMPLES, args_conflicts_with_subcommands = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+
+    /// Scene to open in the sandbox (default: the built-in default scene).
+    scene: Option<PathBuf>,
+
+    /// Run the window for this many frames (one fixed step each), then exit.
+    #[arg(long, value_name = "N")]
+    frames: Option<u64>,
+
+    /// Save a screenshot (with the panel) after the last frame; needs --frames.
+    #[arg(long, value_name = "OUT.png", requires = "frames")]
+    screenshot: Option<PathBuf>,
+
+    /// Debug layers to turn on: colliders, touching, aabbs, tree, contacts, velocities,
+    /// centers, islands (comma separated).
+    #[arg(long, value_name = "LAYERS", value_delimiter = ',')]
+    draw: Vec<String>,
+
+    /// Start the stress test at once and print its result.
+    #[arg(long)]
+    stress: bool,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Run a scene without a window for N fixed steps; print a summary, optionally dump JSON.
+    Run {
+        /// The scene file.
+        scene: PathBuf,
+        /// Number of fixed steps.
+        #[arg(long, value_name = "N")]
+        steps: u64,
+        /// Write the final state as JSON here.
+        #[arg(long, value_name = "OUT.json")]
+        dump: Option<PathBuf>,
+        /// With --dump: one JSON object per line every K steps instead of the final state.
+        #[arg(long, value_name = "K", requires = "dump")]
+        dump_every: Option<u64>,
+    },
+    /// Time N steps of a scene (after W warm-up steps); print JSON statistics.
+    Bench {
+        /// The scene file.
+        scene: PathBuf,
+        /// Number of timed steps.
+        #[arg(long, value_name = "N")]
+        steps: u64,
+        /// Untimed steps first.
+        #[arg(long, value_name = "W", default_value_t = 0)]
+        warmup: u64,
+    },
+    /// Spawn bodies every step until the mean step time of the last 30 steps passes the budget.
+    Stress {
+        /// Scene to spawn into (default: a walled floor).
+        scene: Option<PathBuf>,
+        /// Step time budget, ms.
+        #[arg(long, value_name = "MS", default_value_t = 33.3)]
+        budget_ms: f64,
+        /// Write one row per step (step, bodies, step ms).
+        #[arg(long, value_name = "OUT.csv")]
+        csv: Option<PathBuf>,
+        /// Stop after this many steps whatever the budget.
+        #[arg(long, value_name = "N", default_value_t = 100_000)]
+        max_steps: u64,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Some(Command::Run {
+            scene,
+            steps,
+            dump,
+            dump_every,
+        }) => headless::run(&scene, steps, dump.as_deref(), dump_every),
+        Some(Command::Bench { scene, steps, warmup }) => headless::bench(&scene, steps, warmup),
+        Some(Command::Stress {
+            scene,
+            budget_ms,
+            csv,
+            max_steps,
+        }) => headless::stress(scene.as_deref(), budget_ms, csv.as_deref(), max_steps),
+        None => open_window(cli.scene, cli.frames, cli.screenshot, cli.draw, cli.stress),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("impulse: {e}");
+            ExitCode::from(e.exit_code() as u8)
+        }
+    }
+}
+
+/// Opens the sandbox window.
+#[cfg(feature = "app")]
+fn open_window(scene: Option<PathBuf>, frames: Option<u64>, screenshot: Option<PathBuf>, draw: Vec<String>, stress: bool) -> Result<(), CliError> {
+    let options = impulse::app::AppOptions::new(scene, frames, screenshot, &draw, stress).map_err(CliError::BadInput)?;
+    impulse::app::run(options)
+}
+
+/// Without the `app` feature there is no window to open.
+#[cfg(not(feature = "app"))]
+fn open_window(_: Option<PathBuf>, _: Option<u64>, _: Option<PathBuf>, _: Vec<String>, _: bool) -> Result<(), CliError> {
+    Err(CliError::BadInput(
+        "this build has no sandbox window (built without the `app` feature); use `impulse run|bench|stress`".into(),
+    ))
 }

@@ -4,11 +4,11 @@
 //! instead of rocking on one.
 
 use super::clip::feature_id;
-use super::epa::penetration;
+use super::epa::penetration_after_gjk;
 use super::geometry::closest_points_segment_segment;
 use super::gjk::gjk_distance;
 use super::polytope::PolyView;
-use super::{Manifold, ManifoldPoint};
+use super::{Manifold, ManifoldPoint, Scratch};
 use crate::physics::math::{Isometry, Vec3};
 use crate::physics::shape::SegmentSupport;
 
@@ -88,6 +88,7 @@ pub fn capsule_polytope(
     poly: &PolyView,
     b_in_a: &Isometry,
     margin: f32,
+    scratch: &mut Scratch,
     out: &mut Manifold,
 ) {
     let (p, q) = (Vec3::new(0.0, -h, 0.0), Vec3::new(0.0, h, 0.0));
@@ -101,7 +102,7 @@ pub fn capsule_polytope(
         let n = (gjk.point_b - gjk.point_a) / gjk.distance;
         (n, gjk.point_a, gjk.point_b, r - gjk.distance)
     } else {
-        match penetration(&segment, poly, b_in_a) {
+        match penetration_after_gjk(&segment, poly, b_in_a, &gjk, &mut scratch.epa) {
             Some(pen) => (pen.normal, pen.point_a, pen.point_b, r + pen.depth),
             None => (Vec3::Y, gjk.point_a, gjk.point_b, r),
         }

@@ -101,6 +101,7 @@ pub struct Scratch {
     pub(crate) polygon: Vec<clip::ClipVertex>,
     pub(crate) clipped: Vec<clip::ClipVertex>,
     pub(crate) points: Vec<ManifoldPoint>,
+    pub(crate) epa: epa::EpaScratch,
 }
 
 /// Does this pair of kinds need swapping so the first one is the smaller kind?
@@ -188,7 +189,7 @@ fn collide_ordered(
             // Capsule-box runs with the capsule first; flip it into this order.
             let a_in_b = b_in_a.inverse();
             let poly = polytope::PolyView::cuboid(*half_extents);
-            capsule::capsule_polytope(*half_height, *radius, &poly, &a_in_b, margin, out);
+            capsule::capsule_polytope(*half_height, *radius, &poly, &a_in_b, margin, scratch, out);
             out.transform(&b_in_a);
             out.flip();
         }
@@ -215,7 +216,7 @@ fn collide_ordered(
             ConvexHull(hull),
         ) => {
             let poly = polytope::PolyView::hull(hull);
-            capsule::capsule_polytope(*half_height, *radius, &poly, &b_in_a, margin, out)
+            capsule::capsule_polytope(*half_height, *radius, &poly, &b_in_a, margin, scratch, out)
         }
         (ConvexHull(ha), ConvexHull(hb)) => {
             let pa = polytope::PolyView::hull(ha);

@@ -1,0 +1,317 @@
+//! Runs without a window: `impulse run`, `impulse bench`, `impulse stress`.
+
+use std::fmt;
+use std::io::Write;
+use std::path::Path;
+use std::time::Instant;
+
+use serde::Serialize;
+
+use crate::physics::World;
+use crate::scene::{self, BodyMeta, Scene};
+use crate::stress::Spawner;
+
+/// A failure, with the exit status it maps to.
+#[derive(Debug)]
+pub enum CliError {
+    /// Bad input (usage, unreadable or invalid scene): exit status 2.
+    BadInput(String),
+    /// Something failed inside (e.g. cannot write an output file): exit status 1.
+    Internal(String),
+}
+
+impl CliError {
+    /// The process exit status.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            CliError::BadInput(_) => 2,
+            CliError::Internal(_) => 1,
+        }
+    }
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CliError::BadInput(m) | CliError::Internal(m) => write!(f, "{m}"),
+        }
+    }
+}
+
+/// Loads a scene file, or the compiled-in default when `path` is None.
+pub fn load(path: Option<&Path>) -> Result<Scene, CliError> {
+    let result = match path {
+        Some(p) => scene::load_file(p),
+        None => scene::load_default(),
+    };
+    result.map_err(|e| CliError::BadInput(e.to_string()))
+}
+
+/// One body in a state dump.
+#[derive(Serialize)]
+struct BodyState<'a> {
+    name: &'a str,
+    position: [f32; 3],
+    rotation: [f32; 4],
+    linear_velocity: [f32; 3],
+    angular_velocity: [f32; 3],
+    sleeping: bool,
+}
+
+/// The state of the world after some steps.
+#[derive(Serialize)]
+struct WorldState<'a> {
+    steps: u64,
+    time: f64,
+    bodies: Vec<BodyState<'a>>,
+    contact_points: usize,
+    kinetic_energy: f64,
+}
+
+/// Total kinetic energy, J.
+pub fn kinetic_energy(world: &World) -> f64 {
+    world.bodies().map(|(_, b)| b.kinetic_energy() as f64).sum()
+}
+
+/// The world as one line of JSON.
+fn state_json(world: &World, meta: &std::collections::BTreeMap<crate::physics::BodyHandle, BodyMeta>) -> Result<String, CliError> {
+    let state = WorldState {
+        steps: world.step_count(),
+        time: world.time(),
+        bodies: world
+            .bodies()
+            .map(|(h, b)| BodyState {
+                name: meta.get(&h).map_or("", |m| m.name.as_str()),
+                position: b.position().to_array(),
+                rotation: b.rotation().to_array(),
+                linear_velocity: b.linear_velocity().to_array(),
+                angular_velocity: b.angular_velocity().to_array(),
+                sleeping: !b.is_awake(),
+            })
+            .collect(),
+        contact_points: world.counters().contact_points,
+        kinetic_energy: kinetic_energy(world),
+    };
+    serde_json::to_string(&state).map_err(|e| CliError::Internal(format!("cannot encode the state: {e}")))
+}
+
+/// Creates an output file, with a message naming it on failure.
+fn create(path: &Path) -> Result<std::io::BufWriter<std::fs::File>, CliError> {
+    std::fs::File::create(path)
+        .map(std::io::BufWriter::new)
+        .map_err(|e| CliError::Internal(format!("{}: cannot create the file: {e}", path.display())))
+}
+
+/// Writes one line to an output file.
+fn write_line(out: &mut impl Write, path: &Path, line: &str) -> Result<(), CliError> {
+    writeln!(out, "{line}").map_err(|e| CliError::Internal(format!("{}: cannot write: {e}", path.display())))
+}
+
+/// `impulse run`: N fixed steps, a summary line, optional JSON dumps.
+pub fn run(path: &Path, steps: u64, dump: Option<&Path>, dump_every: Option<u64>) -> Result<(), CliError> {
+    if dump_every == Some(0) {
+        return Err(CliError::BadInput("--dump-every must be at least 1".into()));
+    }
+    let mut scene = load(Some(path))?;
+    let mut out = dump.map(create).transpose()?;
+    let start = Instant::now();
+    for step in 1..=steps {
+        scene.world.step(scene.timestep);
+        if let (Some(out), Some(every), Some(p)) = (out.as_mut(), dump_every, dump) {
+            if step % every == 0 {
+                write_line(out, p, &state_json(&scene.world, &scene.meta)?)?;
+            }
+        }
+    }
+    let elapsed = start.elapsed().as_secs_f64();
+    if let (Some(out), Some(p)) = (out.as_mut(), dump) {
+        if dump_every.is_none() {
+            write_line(out, p, &state_json(&scene.world, &scene.meta)?)?;
+        }
+        out.flush().map_err(|e| CliError::Internal(format!("{}: cannot write: {e}", p.display())))?;
+    }
+    let w = &scene.world;
+    let asleep = w.bodies().filter(|(_, b)| !b.is_awake()).count();
+    println!(
+        "{}: {} steps ({:.3} s simulated) in {:.3} s, {:.3} ms/step; {} bodies, {} asleep, {} contact points, kinetic energy {:.4} J",
+        path.display(),
+        steps,
+        w.time(),
+        elapsed,
+        if steps > 0 { elapsed * 1000.0 / steps as f64 } else { 0.0 },
+        w.body_count(),
+        asleep,
+        w.counters().contact_points,
+        kinetic_energy(w)
+    );
+    Ok(())
+}
+
+/// Mean, median, 95th percentile and max of some timings, ms.
+#[derive(Serialize, Debug, Clone, Copy, PartialEq)]
+pub struct Stats {
+    /// Arithmetic mean.
+    pub mean: f64,
+    /// Middle value.
+    pub median: f64,
+    /// 95th percentile (nearest rank).
+    pub p95: f64,
+    /// Largest.
+    pub max: f64,
+}
+
+impl Stats {
+    /// Statistics of `samples` (all zero when empty).
+    pub fn of(samples: &[f64]) -> Stats {
+        if samples.is_empty() {
+            return Stats {
+                mean: 0.0,
+                median: 0.0,
+                p95: 0.0,
+                max: 0.0,
+            };
+        }
+        let mut sorted = samples.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        let rank = |q: f64| sorted[((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len()) - 1];
+        Stats {
+            mean: samples.iter().sum::<f64>() / samples.len() as f64,
+            median: rank(0.5),
+            p95: rank(0.95),
+            max: sorted[sorted.len() - 1],
+        }
+    }
+}
+
+/// `impulse bench`: warm-up steps, then timed steps; JSON on stdout.
+pub fn bench(path: &Path, steps: u64, warmup: u64) -> Result<(), CliError> {
+    if steps == 0 {
+        return Err(CliError::BadInput("--steps must be at least 1".into()));
+    }
+    let mut scene = load(Some(path))?;
+    for _ in 0..warmup {
+        scene.world.step(scene.timestep);
+    }
+    let mut totals = Vec::with_capacity(steps as usize);
+    let mut phases = [0.0f64; 5];
+    let mut counters = [0.0f64; 6];
+    for _ in 0..steps {
+        let t = Instant::now();
+        scene.world.step(scene.timestep);
+        totals.push(t.elapsed().as_secs_f64() * 1000.0);
+        let p = scene.world.profile();
+        for (acc, v) in phases.iter_mut().zip([p.broad_phase_ms, p.narrow_phase_ms, p.solver_ms, p.integration_ms, p.islands_ms]) {
+            *acc += v as f64 / steps as f64;
+        }
+        let c = scene.world.counters();
+        for (acc, v) in counters.iter_mut().zip([c.bodies, c.awake_bodies, c.pairs, c.manifolds, c.contact_points, c.islands]) {
+            *acc += v as f64 / steps as f64;
+        }
+    }
+    let report = serde_json::json!({
+        "scene": path.display().to_string(),
+        "bodies": scene.world.body_count(),
+        "steps": steps,
+        "warmup": warmup,
+        "step_ms": Stats::of(&totals),
+        "phase_mean_ms": {
+            "broad_phase": phases[0], "narrow_phase": phases[1], "solver": phases[2],
+            "integration": phases[3], "islands": phases[4],
+        },
+        "counter_means": {
+            "bodies": counters[0], "awake_bodies": counters[1], "pairs": counters[2],
+            "manifolds": counters[3], "contact_points": counters[4], "islands": counters[5],
+        },
+    });
+    let text = serde_json::to_string_pretty(&report).map_err(|e| CliError::Internal(e.to_string()))?;
+    println!("{text}");
+    Ok(())
+}
+
+/// The result of a stress run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StressResult {
+    /// Bodies in the world when it stopped.
+    pub bodies: usize,
+    /// Steps taken.
+    pub steps: u64,
+    /// Mean step time of the last 30 steps, ms.
+    pub last_mean_ms: f64,
+}
+
+/// Steps in the moving window the budget is checked against.
+pub const STRESS_WINDOW: usize = 30;
+
+/// Spawns bodies every step until the mean of the last `STRESS_WINDOW` step times exceeds
+/// `budget_ms` (or `max_steps` pass). Calls `row(bodies, step_ms)` after every step.
+pub fn stress_loop(scene: &mut Scene, budget_ms: f64, max_steps: u64, mut row: impl FnMut(usize, f64) -> Result<(), CliError>) -> Result<StressResult, CliError> {
+    let mut spawner = Spawner::default();
+    let mut window = std::collections::VecDeque::with_capacity(STRESS_WINDOW);
+    let mut steps = 0;
+    let mut mean = 0.0;
+    while steps < max_steps {
+        spawner.spawn(&mut scene.world);
+        let t = Instant::now();
+        scene.world.step(scene.timestep);
+        let ms = t.elapsed().as_secs_f64() * 1000.0;
+        steps += 1;
+        row(scene.world.body_count(), ms)?;
+        if window.len() == STRESS_WINDOW {
+            window.pop_front();
+        }
+        window.push_back(ms);
+        mean = window.iter().sum::<f64>() / window.len() as f64;
+        if window.len() == STRESS_WINDOW && mean > budget_ms {
+            break;
+        }
+    }
+    Ok(StressResult {
+        bodies: scene.world.body_count(),
+        steps,
+        last_mean_ms: mean,
+    })
+}
+
+/// `impulse stress`: spawns bodies until a step costs more than the budget.
+pub fn stress(path: Option<&Path>, budget_ms: f64, csv: Option<&Path>, max_steps: u64) -> Result<(), CliError> {
+    if !(budget_ms > 0.0 && budget_ms.is_finite()) {
+        return Err(CliError::BadInput(format!("--budget-ms must be a positive number, got {budget_ms}")));
+    }
+    let mut scene = match path {
+        Some(p) => load(Some(p))?,
+        None => scene::load_str(crate::stress::WALLED_FLOOR, "<walled floor>").map_err(|e| CliError::Internal(e.to_string()))?,
+    };
+    let mut out = csv.map(create).transpose()?;
+    if let (Some(out), Some(p)) = (out.as_mut(), csv) {
+        write_line(out, p, "step,bodies,step_ms")?;
+    }
+    let mut step = 0u64;
+    let result = stress_loop(&mut scene, budget_ms, max_steps, |bodies, ms| {
+        step += 1;
+        match (out.as_mut(), csv) {
+            (Some(out), Some(p)) => write_line(out, p, &format!("{step},{bodies},{ms:.4}")),
+            _ => Ok(()),
+        }
+    })?;
+    if let (Some(out), Some(p)) = (out.as_mut(), csv) {
+        out.flush().map_err(|e| CliError::Internal(format!("{}: cannot write: {e}", p.display())))?;
+    }
+    println!(
+        "stress: reached {} bodies after {} steps (mean step {:.2} ms over the last {} steps, budget {:.2} ms)",
+        result.bodies, result.steps, result.last_mean_ms, STRESS_WINDOW, budget_ms
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stats_use_nearest_rank() {
+        // 1..=20: mean 10.5, median = 10th value = 10, p95 = 19th value = 19, max 20.
+        let samples: Vec<f64> = (1..=20).map(|i| i as f64).collect();
+        let s = Stats::of(&samples);
+        assert_eq!((s.mean, s.median, s.p95, s.max), (10.5, 10.0, 19.0, 20.0));
+    }
+}

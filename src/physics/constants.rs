@@ -114,3 +114,16 @@ pub const EPA_RELATIVE_TOLERANCE: f32 = 1.0e-5;
 /// are taken at the middle of their overlap, which is off by at most this times the segment length
 /// (5 µm on a metre); above it the cross product is still accurate to ~1e-7.
 pub const PARALLEL_SINE_TOLERANCE: f32 = 1.0e-5;
+/// Distance tolerance of convex hull building, as a fraction of the point cloud's size (its
+/// bounding-box diagonal plus its largest coordinate magnitude), unitless. Points closer than this
+/// to the hull count as on it, and adjacent faces whose vertices all lie this close to one plane
+/// merge into one polygon. f32 rounds a coordinate x by up to 6·10⁻⁸·|x|, so a rotated box's
+/// corners are never exactly coplanar; 10⁻⁶ sits well above that noise while staying invisible
+/// (about 2 µm on a 1 m box).
+pub const HULL_TOLERANCE_RELATIVE: f32 = 1.0e-6;
+
+/// Thinnest point cloud that still makes a hull, as a fraction of the same size measure,
+/// unitless. Flatter clouds are rejected as degenerate: their side faces would be only a few
+/// merge tolerances wide, and their inertia tensor close to singular. 2·10⁻⁵ still accepts a
+/// 1 m × 1 m plate 0.1 mm thick.
+pub const HULL_MIN_THICKNESS_RELATIVE: f32 = 2.0e-5;

@@ -74,7 +74,10 @@ pub fn kinetic_energy(world: &World) -> f64 {
 }
 
 /// The world as one line of JSON.
-fn state_json(world: &World, meta: &std::collections::BTreeMap<crate::physics::BodyHandle, BodyMeta>) -> Result<String, CliError> {
+fn state_json(
+    world: &World,
+    meta: &std::collections::BTreeMap<crate::physics::BodyHandle, BodyMeta>,
+) -> Result<String, CliError> {
     let state = WorldState {
         steps: world.step_count(),
         time: world.time(),
@@ -92,7 +95,8 @@ fn state_json(world: &World, meta: &std::collections::BTreeMap<crate::physics::B
         contact_points: world.counters().contact_points,
         kinetic_energy: kinetic_energy(world),
     };
-    serde_json::to_string(&state).map_err(|e| CliError::Internal(format!("cannot encode the state: {e}")))
+    serde_json::to_string(&state)
+        .map_err(|e| CliError::Internal(format!("cannot encode the state: {e}")))
 }
 
 /// Creates an output file, with a message naming it on failure.
@@ -104,11 +108,17 @@ fn create(path: &Path) -> Result<std::io::BufWriter<std::fs::File>, CliError> {
 
 /// Writes one line to an output file.
 fn write_line(out: &mut impl Write, path: &Path, line: &str) -> Result<(), CliError> {
-    writeln!(out, "{line}").map_err(|e| CliError::Internal(format!("{}: cannot write: {e}", path.display())))
+    writeln!(out, "{line}")
+        .map_err(|e| CliError::Internal(format!("{}: cannot write: {e}", path.display())))
 }
 
 /// `impulse run`: N fixed steps, a summary line, optional JSON dumps.
-pub fn run(path: &Path, steps: u64, dump: Option<&Path>, dump_every: Option<u64>) -> Result<(), CliError> {
+pub fn run(
+    path: &Path,
+    steps: u64,
+    dump: Option<&Path>,
+    dump_every: Option<u64>,
+) -> Result<(), CliError> {
     if dump_every == Some(0) {
         return Err(CliError::BadInput("--dump-every must be at least 1".into()));
     }
@@ -128,7 +138,8 @@ pub fn run(path: &Path, steps: u64, dump: Option<&Path>, dump_every: Option<u64>
         if dump_every.is_none() {
             write_line(out, p, &state_json(&scene.world, &scene.meta)?)?;
         }
-        out.flush().map_err(|e| CliError::Internal(format!("{}: cannot write: {e}", p.display())))?;
+        out.flush()
+            .map_err(|e| CliError::Internal(format!("{}: cannot write: {e}", p.display())))?;
     }
     let w = &scene.world;
     let asleep = w.bodies().filter(|(_, b)| !b.is_awake()).count();
@@ -173,7 +184,8 @@ impl Stats {
         }
         let mut sorted = samples.to_vec();
         sorted.sort_by(f64::total_cmp);
-        let rank = |q: f64| sorted[((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len()) - 1];
+        let rank =
+            |q: f64| sorted[((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len()) - 1];
         Stats {
             mean: samples.iter().sum::<f64>() / samples.len() as f64,
             median: rank(0.5),
@@ -200,11 +212,24 @@ pub fn bench(path: &Path, steps: u64, warmup: u64) -> Result<(), CliError> {
         scene.world.step(scene.timestep);
         totals.push(t.elapsed().as_secs_f64() * 1000.0);
         let p = scene.world.profile();
-        for (acc, v) in phases.iter_mut().zip([p.broad_phase_ms, p.narrow_phase_ms, p.solver_ms, p.integration_ms, p.islands_ms]) {
+        for (acc, v) in phases.iter_mut().zip([
+            p.broad_phase_ms,
+            p.narrow_phase_ms,
+            p.solver_ms,
+            p.integration_ms,
+            p.islands_ms,
+        ]) {
             *acc += v as f64 / steps as f64;
         }
         let c = scene.world.counters();
-        for (acc, v) in counters.iter_mut().zip([c.bodies, c.awake_bodies, c.pairs, c.manifolds, c.contact_points, c.islands]) {
+        for (acc, v) in counters.iter_mut().zip([
+            c.bodies,
+            c.awake_bodies,
+            c.pairs,
+            c.manifolds,
+            c.contact_points,
+            c.islands,
+        ]) {
             *acc += v as f64 / steps as f64;
         }
     }
@@ -223,7 +248,8 @@ pub fn bench(path: &Path, steps: u64, warmup: u64) -> Result<(), CliError> {
             "manifolds": counters[3], "contact_points": counters[4], "islands": counters[5],
         },
     });
-    let text = serde_json::to_string_pretty(&report).map_err(|e| CliError::Internal(e.to_string()))?;
+    let text =
+        serde_json::to_string_pretty(&report).map_err(|e| CliError::Internal(e.to_string()))?;
     println!("{text}");
     Ok(())
 }
@@ -244,7 +270,12 @@ pub const STRESS_WINDOW: usize = 30;
 
 /// Spawns bodies every step until the mean of the last `STRESS_WINDOW` step times exceeds
 /// `budget_ms` (or `max_steps` pass). Calls `row(bodies, step_ms)` after every step.
-pub fn stress_loop(scene: &mut Scene, budget_ms: f64, max_steps: u64, mut row: impl FnMut(usize, f64) -> Result<(), CliError>) -> Result<StressResult, CliError> {
+pub fn stress_loop(
+    scene: &mut Scene,
+    budget_ms: f64,
+    max_steps: u64,
+    mut row: impl FnMut(usize, f64) -> Result<(), CliError>,
+) -> Result<StressResult, CliError> {
     let mut spawner = Spawner::default();
     let mut window = std::collections::VecDeque::with_capacity(STRESS_WINDOW);
     let mut steps = 0;
@@ -273,13 +304,21 @@ pub fn stress_loop(scene: &mut Scene, budget_ms: f64, max_steps: u64, mut row: i
 }
 
 /// `impulse stress`: spawns bodies until a step costs more than the budget.
-pub fn stress(path: Option<&Path>, budget_ms: f64, csv: Option<&Path>, max_steps: u64) -> Result<(), CliError> {
+pub fn stress(
+    path: Option<&Path>,
+    budget_ms: f64,
+    csv: Option<&Path>,
+    max_steps: u64,
+) -> Result<(), CliError> {
     if !(budget_ms > 0.0 && budget_ms.is_finite()) {
-        return Err(CliError::BadInput(format!("--budget-ms must be a positive number, got {budget_ms}")));
+        return Err(CliError::BadInput(format!(
+            "--budget-ms must be a positive number, got {budget_ms}"
+        )));
     }
     let mut scene = match path {
         Some(p) => load(Some(p))?,
-        None => scene::load_str(crate::stress::WALLED_FLOOR, "<walled floor>").map_err(|e| CliError::Internal(e.to_string()))?,
+        None => scene::load_str(crate::stress::WALLED_FLOOR, "<walled floor>")
+            .map_err(|e| CliError::Internal(e.to_string()))?,
     };
     let mut out = csv.map(create).transpose()?;
     if let (Some(out), Some(p)) = (out.as_mut(), csv) {
@@ -294,7 +333,8 @@ pub fn stress(path: Option<&Path>, budget_ms: f64, csv: Option<&Path>, max_steps
         }
     })?;
     if let (Some(out), Some(p)) = (out.as_mut(), csv) {
-        out.flush().map_err(|e| CliError::Internal(format!("{}: cannot write: {e}", p.display())))?;
+        out.flush()
+            .map_err(|e| CliError::Internal(format!("{}: cannot write: {e}", p.display())))?;
     }
     println!(
         "stress: reached {} bodies after {} steps (mean step {:.2} ms over the last {} steps, budget {:.2} ms)",

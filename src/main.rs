@@ -99,7 +99,11 @@ fn main() -> ExitCode {
             dump,
             dump_every,
         }) => headless::run(&scene, steps, dump.as_deref(), dump_every),
-        Some(Command::Bench { scene, steps, warmup }) => headless::bench(&scene, steps, warmup),
+        Some(Command::Bench {
+            scene,
+            steps,
+            warmup,
+        }) => headless::bench(&scene, steps, warmup),
         Some(Command::Stress {
             scene,
             budget_ms,
@@ -119,14 +123,27 @@ fn main() -> ExitCode {
 
 /// Opens the sandbox window.
 #[cfg(feature = "app")]
-fn open_window(scene: Option<PathBuf>, frames: Option<u64>, screenshot: Option<PathBuf>, draw: Vec<String>, stress: bool) -> Result<(), CliError> {
-    let options = impulse::app::AppOptions::new(scene, frames, screenshot, &draw, stress).map_err(CliError::BadInput)?;
+fn open_window(
+    scene: Option<PathBuf>,
+    frames: Option<u64>,
+    screenshot: Option<PathBuf>,
+    draw: Vec<String>,
+    stress: bool,
+) -> Result<(), CliError> {
+    let options = impulse::app::AppOptions::new(scene, frames, screenshot, &draw, stress)
+        .map_err(CliError::BadInput)?;
     impulse::app::run(options)
 }
 
 /// Without the `app` feature there is no window to open.
 #[cfg(not(feature = "app"))]
-fn open_window(_: Option<PathBuf>, _: Option<u64>, _: Option<PathBuf>, _: Vec<String>, _: bool) -> Result<(), CliError> {
+fn open_window(
+    _: Option<PathBuf>,
+    _: Option<u64>,
+    _: Option<PathBuf>,
+    _: Vec<String>,
+    _: bool,
+) -> Result<(), CliError> {
     Err(CliError::BadInput(
         "this build has no sandbox window (built without the `app` feature); use `impulse run|bench|stress`".into(),
     ))

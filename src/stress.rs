@@ -77,14 +77,21 @@ impl Spawner {
             let x = (self.next() * 2.0 - 1.0) * self.half_width;
             let z = (self.next() * 2.0 - 1.0) * self.half_width;
             let y = top + 2.0 + self.next();
-            let rotation = Quat::from_euler(glam::EulerRot::XYZ, self.next() * 3.0, self.next() * 3.0, 0.0);
+            let rotation = Quat::from_euler(
+                glam::EulerRot::XYZ,
+                self.next() * 3.0,
+                self.next() * 3.0,
+                0.0,
+            );
             let shape = self.shape(self.spawned);
             let def = BodyDef {
                 position: Vec3::new(x, y, z),
                 rotation,
                 ..BodyDef::default()
             };
-            if let Ok((handle, _)) = world.create_body_with_colliders(def, &[ColliderDef::new(shape)]) {
+            if let Ok((handle, _)) =
+                world.create_body_with_colliders(def, &[ColliderDef::new(shape)])
+            {
                 out.push(handle);
             }
             self.spawned += 1;

@@ -15,8 +15,10 @@ fn vec3(range: f32) -> impl Strategy<Value = Vec3> {
 }
 
 fn rotation() -> impl Strategy<Value = Quat> {
-    (vec3(1.0), 0.0f32..std::f32::consts::TAU)
-        .prop_filter_map("axis", |(axis, angle)| axis.try_normalize().map(|a| Quat::from_axis_angle(a, angle)))
+    (vec3(1.0), 0.0f32..std::f32::consts::TAU).prop_filter_map("axis", |(axis, angle)| {
+        axis.try_normalize()
+            .map(|a| Quat::from_axis_angle(a, angle))
+    })
 }
 
 fn shape() -> impl Strategy<Value = Shape> {
@@ -24,8 +26,34 @@ fn shape() -> impl Strategy<Value = Shape> {
         (0.1f32..1.0).prop_map(Shape::sphere),
         vec3(1.0).prop_map(|h| Shape::cuboid(h.abs() + Vec3::splat(0.1))),
         (0.0f32..1.0, 0.1f32..0.8).prop_map(|(h, r)| Shape::capsule(h, r)),
-        prop::collection::vec(vec3(1.0), 6..14).prop_filter_map("degenerate hull", |pts| Shape::convex_hull(&pts).ok()),
+        prop::collection::vec(vec3(1.0), 6..14)
+            .prop_filter_map("degenerate hull", |pts| Shape::convex_hull(&pts).ok()),
     ]
+}
+
+/// A short description of a case for failure messages (proptest's debug dump is huge).
+fn describe(a: &Shape, pa: &Isometry, b: &Shape, pb: &Isometry) -> String {
+    let shape = |s: &Shape| match s {
+        Shape::ConvexHull(h) => format!(
+            "hull{:?}",
+            h.vertices.iter().map(|v| v.to_array()).collect::<Vec<_>>()
+        ),
+        other => format!("{other:?}"),
+    };
+    let pose = |p: &Isometry| {
+        format!(
+            "t={:?} q={:?}",
+            p.translation.to_array(),
+            p.rotation.to_array()
+        )
+    };
+    format!(
+        "A {} at {}; B {} at {}",
+        shape(a),
+        pose(pa),
+        shape(b),
+        pose(pb)
+    )
 }
 
 fn pose() -> impl Strategy<Value = Isometry> {
@@ -42,21 +70,23 @@ proptest! {
         let b_in_a = pa.inv_mul(&pb);
         let distance = gjk_distance(&a, &b, &b_in_a).distance;
         if distance > TOUCH_TOL {
-            prop_assert_eq!(m.count, 0, "separated by {} but got a contact", distance);
+            prop_assert_eq!(m.count, 0, "separated by {} but got a contact: {}", distance, describe(&a, &pa, &b, &pb));
             return Ok(());
         }
         // Overlapping: the true penetration from EPA on the full shapes.
         let depth = penetration(&a, &b, &b_in_a).map_or(0.0, |p| p.depth);
         if depth > TOUCH_TOL {
-            prop_assert!(m.count > 0, "overlapping by {} but no contact", depth);
+            prop_assert!(m.count > 0, "overlapping by {} but no contact: {}", depth, describe(&a, &pa, &b, &pb));
         }
         if m.count > 0 {
             prop_assert!((m.normal.length() - 1.0).abs() < 1e-3, "normal length {}", m.normal.length());
             for p in m.points() {
                 prop_assert!(p.depth >= 0.0, "negative depth {}", p.depth);
-                // A point may not claim more overlap than the shapes have (EPA within
-                // tolerance: curved shapes converge to ~1e-3, clipping adds none).
-                prop_assert!(p.depth <= depth + 0.01 + 0.02 * depth, "depth {} > true {}", p.depth, depth);
+                // A point may not claim much more overlap than the shapes have. SAT prefers a
+                // face axis unless an edge axis is clearly better (separation_edge >
+                // 0.9·separation_face + slop/2, Gregorius 2015), so a reported depth can be up
+                // to depth/0.9 plus that slop; curved shapes add ~1e-3 of EPA error.
+                prop_assert!(p.depth <= depth / 0.9 + 0.005, "depth {} > true {}: {}", p.depth, depth, describe(&a, &pa, &b, &pb));
             }
         }
     }
@@ -78,15 +108,36 @@ fn crossed_boxes_edge_on_edge_normal_is_the_edge_cross_product() {
     let edge_b = pb.transform_vector(Vec3::X);
     let expected = edge_a.cross(edge_b).normalize();
     let mut scratch = Scratch::default();
-    let m = collide(&Shape::cuboid(h), &pa, &Shape::cuboid(h), &pb, 0.0, &mut scratch);
+    let m = collide(
+        &Shape::cuboid(h),
+        &pa,
+        &Shape::cuboid(h),
+        &pb,
+        0.0,
+        &mut scratch,
+    );
     assert_eq!(m.count, 1, "edge-edge contact is one point");
-    assert!(m.normal.dot(expected).abs() > 0.9999, "normal {} vs {}", m.normal, expected);
-    assert!(m.normal.y > 0.0, "normal points from A (below) to B (above)");
+    assert!(
+        m.normal.dot(expected).abs() > 0.9999,
+        "normal {} vs {}",
+        m.normal,
+        expected
+    );
+    assert!(
+        m.normal.y > 0.0,
+        "normal points from A (below) to B (above)"
+    );
     assert!((m.points[0].depth - 0.02).abs() < 1e-3);
     // The same for two hulls built from the same boxes (the SAT edge query of hulls).
     let hull = Shape::convex_hull(
         &(0..8)
-            .map(|k| Vec3::new(if k & 1 == 0 { -h.x } else { h.x }, if k & 2 == 0 { -h.y } else { h.y }, if k & 4 == 0 { -h.z } else { h.z }))
+            .map(|k| {
+                Vec3::new(
+                    if k & 1 == 0 { -h.x } else { h.x },
+                    if k & 2 == 0 { -h.y } else { h.y },
+                    if k & 4 == 0 { -h.z } else { h.z },
+                )
+            })
             .collect::<Vec<_>>(),
     )
     .unwrap();

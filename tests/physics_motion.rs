@@ -10,7 +10,13 @@ fn free_fall_matches_semi_implicit_euler() {
     // Semi-implicit Euler with sub-step h: v_k = −g·k·h, y_N = y0 − g·h²·N(N+1)/2.
     let settings = WorldSettings::default();
     let mut world = World::new(settings.clone());
-    let body = dynamic(&mut world, Shape::sphere(0.5), Vec3::new(0.0, 10.0, 0.0), Quat::IDENTITY, 0.5);
+    let body = dynamic(
+        &mut world,
+        Shape::sphere(0.5),
+        Vec3::new(0.0, 10.0, 0.0),
+        Quat::IDENTITY,
+        0.5,
+    );
     run(&mut world, 60);
     let g = 9.81f64;
     let h = DT as f64 / settings.substeps as f64;
@@ -37,7 +43,10 @@ fn bounce_height_is_restitution_squared() {
     let r = 0.25;
     let body = world.create_body(BodyDef::dynamic(Vec3::new(0.0, 2.0 + r, 0.0)));
     world
-        .add_collider(body, ColliderDef::new(Shape::sphere(r)).with_restitution(0.5))
+        .add_collider(
+            body,
+            ColliderDef::new(Shape::sphere(r)).with_restitution(0.5),
+        )
         .unwrap();
     let mut bounced = false;
     let mut peak = 0.0f32;
@@ -57,17 +66,28 @@ fn bounce_height_is_restitution_squared() {
     }
     let expected = 0.5 * 0.5 * 2.0;
     assert!(bounced);
-    assert!((peak - expected).abs() < 0.05 * expected, "peak {peak}, expected {expected}");
+    assert!(
+        (peak - expected).abs() < 0.05 * expected,
+        "peak {peak}, expected {expected}"
+    );
 }
 
 /// A static plane through the origin tilted by `angle` about z (it descends towards +x),
 /// and a unit-size body resting on it. Returns (world, body, unit vector down the slope).
-fn on_slope(angle: f32, shape: Shape, half_height: f32, friction: f32) -> (World, impulse::physics::BodyHandle, Vec3) {
+fn on_slope(
+    angle: f32,
+    shape: Shape,
+    half_height: f32,
+    friction: f32,
+) -> (World, impulse::physics::BodyHandle, Vec3) {
     let mut world = World::default();
     let normal = Vec3::new(angle.sin(), angle.cos(), 0.0);
     let slope = world.create_body(BodyDef::fixed(Vec3::ZERO));
     world
-        .add_collider(slope, ColliderDef::new(Shape::plane(normal)).with_friction(friction))
+        .add_collider(
+            slope,
+            ColliderDef::new(Shape::plane(normal)).with_friction(friction),
+        )
         .unwrap();
     let rotation = Quat::from_rotation_z(-angle);
     let body = dynamic(&mut world, shape, normal * half_height, rotation, friction);
@@ -78,7 +98,12 @@ fn on_slope(angle: f32, shape: Shape, half_height: f32, friction: f32) -> (World
 #[test]
 fn box_holds_on_slope_with_high_friction() {
     // tan 30° = 0.577 < μ = 0.8: static friction holds the box.
-    let (mut world, body, _) = on_slope(30f32.to_radians(), Shape::cuboid(Vec3::splat(0.5)), 0.5, 0.8);
+    let (mut world, body, _) = on_slope(
+        30f32.to_radians(),
+        Shape::cuboid(Vec3::splat(0.5)),
+        0.5,
+        0.8,
+    );
     let start = world.body(body).unwrap().position();
     run(&mut world, 180);
     let moved = (world.body(body).unwrap().position() - start).length();
@@ -97,7 +122,10 @@ fn box_slides_with_coulomb_acceleration() {
     let v2 = world.body(body).unwrap().linear_velocity().dot(down);
     let measured = v2 - v1;
     let expected = 9.81 * (theta.sin() - mu * theta.cos());
-    assert!((measured - expected).abs() < 0.05 * expected, "a = {measured}, expected {expected}");
+    assert!(
+        (measured - expected).abs() < 0.05 * expected,
+        "a = {measured}, expected {expected}"
+    );
 }
 
 #[test]
@@ -111,7 +139,10 @@ fn sphere_rolls_at_five_sevenths_g_sin_theta() {
     let v2 = world.body(body).unwrap().linear_velocity().dot(down);
     let measured = v2 - v1;
     let expected = 5.0 / 7.0 * 9.81 * theta.sin();
-    assert!((measured - expected).abs() < 0.05 * expected, "a = {measured}, expected {expected}");
+    assert!(
+        (measured - expected).abs() < 0.05 * expected,
+        "a = {measured}, expected {expected}"
+    );
     // Rolling: ω·r equals the speed.
     let b = world.body(body).unwrap();
     let spin = b.angular_velocity().length() * 0.5;

@@ -42,8 +42,20 @@ fn collision_without_gravity_conserves_momentum() {
         ..WorldSettings::default()
     };
     let mut world = World::new(settings);
-    let a = dynamic(&mut world, Shape::cuboid(Vec3::splat(0.5)), Vec3::new(-2.0, 0.3, 0.1), Quat::from_rotation_y(0.3), 0.5);
-    let b = dynamic(&mut world, Shape::cuboid(Vec3::splat(0.5)), Vec3::new(2.0, -0.3, 0.0), Quat::from_rotation_z(0.2), 0.5);
+    let a = dynamic(
+        &mut world,
+        Shape::cuboid(Vec3::splat(0.5)),
+        Vec3::new(-2.0, 0.3, 0.1),
+        Quat::from_rotation_y(0.3),
+        0.5,
+    );
+    let b = dynamic(
+        &mut world,
+        Shape::cuboid(Vec3::splat(0.5)),
+        Vec3::new(2.0, -0.3, 0.0),
+        Quat::from_rotation_z(0.2),
+        0.5,
+    );
     world.set_linear_velocity(a, Vec3::new(3.0, 0.0, 0.2));
     world.set_angular_velocity(a, Vec3::new(0.0, 1.0, 0.5));
     world.set_linear_velocity(b, Vec3::new(-3.0, 0.2, 0.0));
@@ -55,9 +67,18 @@ fn collision_without_gravity_conserves_momentum() {
     }
     assert!(touched, "the bodies never collided");
     let (p1, l1) = momenta(&world);
-    let scale_p = world.bodies().map(|(_, b)| (b.mass() * b.linear_velocity().length()) as f64).sum::<f64>();
-    assert!(norm(diff(p1, p0)) / scale_p < 1e-4, "linear momentum {p0:?} -> {p1:?}");
-    assert!(norm(diff(l1, l0)) / norm(l0) < 1e-3, "angular momentum {l0:?} -> {l1:?}");
+    let scale_p = world
+        .bodies()
+        .map(|(_, b)| (b.mass() * b.linear_velocity().length()) as f64)
+        .sum::<f64>();
+    assert!(
+        norm(diff(p1, p0)) / scale_p < 1e-4,
+        "linear momentum {p0:?} -> {p1:?}"
+    );
+    assert!(
+        norm(diff(l1, l0)) / norm(l0) < 1e-3,
+        "angular momentum {l0:?} -> {l1:?}"
+    );
 }
 
 /// A mixed pile used for determinism and removal tests.
@@ -74,7 +95,13 @@ fn pile(world: &mut World) -> Vec<BodyHandle> {
         let z = ((i / 4) % 4) as f32 * 0.9 - 1.35;
         let y = 0.6 + (i / 16) as f32 * 1.0;
         let rot = Quat::from_euler(glam::EulerRot::XYZ, i as f32 * 0.3, i as f32 * 0.7, 0.1);
-        out.push(dynamic(world, shapes[i % shapes.len()].clone(), Vec3::new(x, y, z), rot, 0.6));
+        out.push(dynamic(
+            world,
+            shapes[i % shapes.len()].clone(),
+            Vec3::new(x, y, z),
+            rot,
+            0.6,
+        ));
     }
     out
 }
@@ -89,11 +116,16 @@ fn same_setup_gives_bit_identical_results() {
             .iter()
             .map(|&h| {
                 let b = world.body(h).unwrap();
-                [b.position().to_array(), b.linear_velocity().to_array(), b.angular_velocity().to_array(), b.rotation().to_array()[..3].try_into().unwrap()]
-                    .concat()
-                    .iter()
-                    .map(|f| f.to_bits())
-                    .collect::<Vec<u32>>()
+                [
+                    b.position().to_array(),
+                    b.linear_velocity().to_array(),
+                    b.angular_velocity().to_array(),
+                    b.rotation().to_array()[..3].try_into().unwrap(),
+                ]
+                .concat()
+                .iter()
+                .map(|f| f.to_bits())
+                .collect::<Vec<u32>>()
             })
             .collect::<Vec<_>>()
     };
@@ -110,10 +142,23 @@ fn removed_bodies_leave_stale_handles_that_do_nothing() {
     for &h in &removed {
         assert!(world.remove_body(h));
     }
-    let survivors: Vec<_> = bodies.iter().copied().filter(|h| !removed.contains(h)).collect();
-    let before: Vec<_> = survivors.iter().map(|&h| world.body(h).unwrap().position()).collect();
+    let survivors: Vec<_> = bodies
+        .iter()
+        .copied()
+        .filter(|h| !removed.contains(h))
+        .collect();
+    let before: Vec<_> = survivors
+        .iter()
+        .map(|&h| world.body(h).unwrap().position())
+        .collect();
     // New bodies may reuse the slots; stale handles must still find nothing.
-    let newcomer = dynamic(&mut world, Shape::sphere(0.2), Vec3::new(20.0, 1.0, 0.0), Quat::IDENTITY, 0.5);
+    let newcomer = dynamic(
+        &mut world,
+        Shape::sphere(0.2),
+        Vec3::new(20.0, 1.0, 0.0),
+        Quat::IDENTITY,
+        0.5,
+    );
     for &h in &removed {
         assert!(world.body(h).is_none());
         assert!(!world.remove_body(h));
@@ -121,14 +166,19 @@ fn removed_bodies_leave_stale_handles_that_do_nothing() {
         assert!(!world.set_linear_velocity(h, Vec3::X));
         assert!(!world.apply_impulse(h, Vec3::Y));
         assert!(!world.apply_force_at_point(h, Vec3::Y, Vec3::ZERO));
-        assert!(world.add_collider(h, ColliderDef::new(Shape::sphere(1.0))).is_err());
+        assert!(world
+            .add_collider(h, ColliderDef::new(Shape::sphere(1.0)))
+            .is_err());
         assert_eq!(world.body_colliders(h).count(), 0);
     }
     // None of that touched the survivors or the newcomer.
     for (&h, &p) in survivors.iter().zip(&before) {
         assert_eq!(world.body(h).unwrap().position(), p);
     }
-    assert_eq!(world.body(newcomer).unwrap().position(), Vec3::new(20.0, 1.0, 0.0));
+    assert_eq!(
+        world.body(newcomer).unwrap().position(),
+        Vec3::new(20.0, 1.0, 0.0)
+    );
     run(&mut world, 120);
     for &h in &survivors {
         assert!(world.body(h).unwrap().position().is_finite());
@@ -141,12 +191,29 @@ fn removing_the_support_wakes_a_sleeping_body() {
     let mut world = World::default();
     ground(&mut world, 0.6, 0.0);
     let support = world.create_body(BodyDef::fixed(Vec3::new(0.0, 1.0, 0.0)));
-    world.add_collider(support, ColliderDef::new(Shape::cuboid(Vec3::new(1.0, 0.5, 1.0)))).unwrap();
-    let top = dynamic(&mut world, Shape::cuboid(Vec3::splat(0.25)), Vec3::new(0.0, 1.75, 0.0), Quat::IDENTITY, 0.6);
+    world
+        .add_collider(
+            support,
+            ColliderDef::new(Shape::cuboid(Vec3::new(1.0, 0.5, 1.0))),
+        )
+        .unwrap();
+    let top = dynamic(
+        &mut world,
+        Shape::cuboid(Vec3::splat(0.25)),
+        Vec3::new(0.0, 1.75, 0.0),
+        Quat::IDENTITY,
+        0.6,
+    );
     run(&mut world, 120);
-    assert!(!world.body(top).unwrap().is_awake(), "should sleep on its support");
+    assert!(
+        !world.body(top).unwrap().is_awake(),
+        "should sleep on its support"
+    );
     world.remove_body(support);
-    assert!(world.body(top).unwrap().is_awake(), "removing the support must wake it");
+    assert!(
+        world.body(top).unwrap().is_awake(),
+        "removing the support must wake it"
+    );
     run(&mut world, 60);
     // It fell: 1 s of free fall from 1.75 would reach the ground at y = 0.25.
     assert!(world.body(top).unwrap().position().y < 0.3);
@@ -156,8 +223,20 @@ fn removing_the_support_wakes_a_sleeping_body() {
 fn impulse_wakes_a_sleeping_island() {
     let mut world = World::default();
     ground(&mut world, 0.6, 0.0);
-    let low = dynamic(&mut world, Shape::cuboid(Vec3::splat(0.5)), Vec3::new(0.0, 0.5, 0.0), Quat::IDENTITY, 0.6);
-    let high = dynamic(&mut world, Shape::cuboid(Vec3::splat(0.5)), Vec3::new(0.0, 1.5, 0.0), Quat::IDENTITY, 0.6);
+    let low = dynamic(
+        &mut world,
+        Shape::cuboid(Vec3::splat(0.5)),
+        Vec3::new(0.0, 0.5, 0.0),
+        Quat::IDENTITY,
+        0.6,
+    );
+    let high = dynamic(
+        &mut world,
+        Shape::cuboid(Vec3::splat(0.5)),
+        Vec3::new(0.0, 1.5, 0.0),
+        Quat::IDENTITY,
+        0.6,
+    );
     run(&mut world, 120);
     assert!(!world.body(low).unwrap().is_awake() && !world.body(high).unwrap().is_awake());
     world.apply_impulse(low, Vec3::new(0.5, 0.0, 0.0));

@@ -163,7 +163,7 @@ impl World {
     /// hits nothing.
     pub fn ray_cast(&self, origin: Vec3, direction: Vec3, max_distance: f32) -> Option<RayHit> {
         let dir = direction.try_normalize()?;
-        if !is_finite_vec(origin) || !(max_distance >= 0.0) {
+        if !is_finite_vec(origin) || max_distance.is_nan() || max_distance < 0.0 {
             return None;
         }
         let max_distance = max_distance.min(1.0e6);

@@ -34,9 +34,9 @@
 //!
 //! The separation is tracked during the step without re-running collision: each body
 //! accumulates its displacement Δx and rotation Δq, and the contact's two material points
-//! are moved with them. Impulses are applied at the midpoint of those two material points
-//! for both bodies, so every impulse is an equal and opposite pair at one point and linear
-//! and angular momentum are conserved exactly.
+//! are moved with them. Impulse arms follow the bodies' translation; between two dynamic
+//! bodies they meet at one shared point, so linear and angular momentum are conserved
+//! exactly (see `current_anchors`).
 
 use super::math::{orthonormal_basis, Mat3, Quat, Vec3};
 use super::narrow_phase::MAX_MANIFOLD_POINTS;
@@ -158,6 +158,8 @@ pub(crate) struct ContactConstraint {
     pub friction: f32,
     pub restitution: f32,
     pub softness: Softness,
+    /// Both bodies dynamic: impulses act at one shared point (see `current_anchors`).
+    pub shared_point: bool,
     pub points: [ConstraintPoint; MAX_MANIFOLD_POINTS],
     pub count: usize,
 }
@@ -234,6 +236,7 @@ impl ContactConstraint {
             friction,
             restitution,
             softness,
+            shared_point: a.inv_mass > 0.0 && b.inv_mass > 0.0,
             points,
             count: inputs.len().min(MAX_MANIFOLD_POINTS),
         }
@@ -245,17 +248,34 @@ impl ContactConstraint {
     }
 }
 
-/// The anchors of a point now: both material points moved with their bodies, and the
-/// impulse point is their midpoint. Returns (r_a, r_b, gap from A's point to B's).
+/// The anchors and separation of a point now, during the step.
+///
+/// Separation (Box2D v3): the two material points are moved with their bodies (Δx and Δq),
+/// s = s₀ + n·((Δx_b + Δq_b·r_b) − (Δx_a + Δq_a·r_a) − (r_b − r_a)).
+///
+/// Anchors: the impulse arms follow each body's translation but not its rotation, because
+/// the contact point of a rolling or turning body stays where the bodies touch, not on the
+/// material point (rotating the arms would give a rolling ball a false normal velocity
+/// ω × Δ). Between two dynamic bodies both arms end at the midpoint of the two translated
+/// anchors, so every impulse is an equal and opposite pair at one point and linear and
+/// angular momentum are conserved exactly; against static or kinematic bodies (infinite
+/// mass, nothing to conserve) the dynamic body's own arm is used as it is.
 #[inline]
-fn current_anchors(p: &ConstraintPoint, a: &SolverBody, b: &SolverBody) -> (Vec3, Vec3, Vec3) {
-    let moved_a = a.delta_rotation * p.anchor_a;
-    let moved_b = b.delta_rotation * p.anchor_b;
-    // Material points: c_a0 + Δx_a + Δq_a·r_a and c_b0 + Δx_b + Δq_b·r_b, with
-    // c_b0 − c_a0 = r_a − r_b because both anchors start at the same point.
-    let gap =
-        (p.anchor_a - p.anchor_b) + (b.delta_position - a.delta_position) + (moved_b - moved_a);
-    (moved_a + 0.5 * gap, moved_b - 0.5 * gap, gap)
+fn current_anchors(
+    p: &ConstraintPoint,
+    a: &SolverBody,
+    b: &SolverBody,
+    normal: Vec3,
+    shared: bool,
+) -> (Vec3, Vec3, f32) {
+    let d = b.delta_position - a.delta_position;
+    let moved = d + b.delta_rotation * p.anchor_b - a.delta_rotation * p.anchor_a;
+    let separation = p.separation + normal.dot(moved - (p.anchor_b - p.anchor_a));
+    if shared {
+        (p.anchor_a + 0.5 * d, p.anchor_b - 0.5 * d, separation)
+    } else {
+        (p.anchor_a, p.anchor_b, separation)
+    }
 }
 
 /// Applies the impulse `impulse` (from A to B) at anchors `ra`, `rb`.
@@ -337,7 +357,7 @@ pub(crate) fn warm_start(bodies: &mut [SolverBody], constraints: &[ContactConstr
     for c in constraints {
         with_pair(bodies, c.body_a, c.body_b, |a, b| {
             for p in &c.points[..c.count] {
-                let (ra, rb, _) = current_anchors(p, a, b);
+                let (ra, rb, _) = current_anchors(p, a, b, c.normal, c.shared_point);
                 let impulse = c.normal * p.normal_impulse + c.tangent_impulse_world(p);
                 apply(a, b, ra, rb, impulse);
             }
@@ -355,11 +375,10 @@ pub(crate) fn solve_contacts(
 ) {
     for c in constraints.iter_mut() {
         let (normal, tangents, friction, soft) = (c.normal, c.tangents, c.friction, c.softness);
-        let count = c.count;
+        let (count, shared) = (c.count, c.shared_point);
         with_pair(bodies, c.body_a, c.body_b, |a, b| {
             for p in &mut c.points[..count] {
-                let (ra, rb, gap) = current_anchors(p, a, b);
-                let separation = normal.dot(gap) + p.separation;
+                let (ra, rb, separation) = current_anchors(p, a, b, normal, shared);
                 let (bias, mass_scale, impulse_scale) = if separation > 0.0 {
                     // Speculative: allow closing the gap this sub-step, no more.
                     (separation * ctx.inv_h, 1.0, 0.0)
@@ -385,7 +404,7 @@ pub(crate) fn solve_contacts(
                 apply(a, b, ra, rb, normal * applied);
             }
             for p in &mut c.points[..count] {
-                let (ra, rb, _) = current_anchors(p, a, b);
+                let (ra, rb, _) = current_anchors(p, a, b, normal, shared);
                 let dv = relative_velocity(a, b, ra, rb);
                 let old = p.tangent_impulse;
                 let mut new = [
@@ -414,13 +433,13 @@ pub(crate) fn apply_restitution(
     ctx: &StepContext,
 ) {
     for c in constraints.iter_mut().filter(|c| c.restitution > 0.0) {
-        let (normal, e, count) = (c.normal, c.restitution, c.count);
+        let (normal, e, count, shared) = (c.normal, c.restitution, c.count, c.shared_point);
         with_pair(bodies, c.body_a, c.body_b, |a, b| {
             for p in &mut c.points[..count] {
                 if p.relative_velocity > -ctx.restitution_threshold || p.max_normal_impulse == 0.0 {
                     continue;
                 }
-                let (ra, rb, _) = current_anchors(p, a, b);
+                let (ra, rb, _) = current_anchors(p, a, b, normal, shared);
                 let vn = relative_velocity(a, b, ra, rb).dot(normal);
                 let delta = -p.normal_mass * (vn + e * p.relative_velocity);
                 let total = (p.normal_impulse + delta).max(0.0);

@@ -125,7 +125,11 @@ impl World {
     /// `add_collider`, the velocities and the awake state are exactly those of `def` (adding
     /// colliders one by one moves the centre of mass, which changes its velocity when the
     /// body spins). On error nothing is left behind.
-    pub fn create_body_with_colliders(&mut self, def: BodyDef, colliders: &[ColliderDef]) -> Result<(BodyHandle, Vec<ColliderHandle>), ColliderError> {
+    pub fn create_body_with_colliders(
+        &mut self,
+        def: BodyDef,
+        colliders: &[ColliderDef],
+    ) -> Result<(BodyHandle, Vec<ColliderHandle>), ColliderError> {
         let handle = self.create_body(BodyDef {
             linear_velocity: Vec3::ZERO,
             angular_velocity: Vec3::ZERO,

@@ -9,7 +9,10 @@ use glam::EulerRot;
 use super::generators::expand;
 use super::schema::*;
 use crate::physics::shape::ConvexHull;
-use crate::physics::{BodyDef, BodyHandle, BodyType, BroadPhaseKind, ColliderDef, Quat, Shape, Vec3, World, WorldSettings};
+use crate::physics::{
+    BodyDef, BodyHandle, BodyType, BroadPhaseKind, ColliderDef, Quat, Shape, Vec3, World,
+    WorldSettings,
+};
 
 /// Largest number of bodies a scene may create (generators included): beyond this a typo
 /// like `base: 100000` would eat all memory instead of failing.
@@ -63,7 +66,9 @@ pub(crate) fn finite(field: &str, v: f32) -> Result<f32, String> {
     if !v.is_finite() {
         Err(format!("{field} must be a finite number, got {v}"))
     } else if v.abs() > MAX_COORDINATE {
-        Err(format!("{field} is too large ({v}; at most {MAX_COORDINATE})"))
+        Err(format!(
+            "{field} is too large ({v}; at most {MAX_COORDINATE})"
+        ))
     } else {
         Ok(v)
     }
@@ -103,12 +108,19 @@ pub(crate) fn rotation(field: &str, r: Rotation) -> Result<Quat, String> {
     match r {
         Rotation::Euler(x, y, z) => {
             let v = vec3(field, (x, y, z))?;
-            Ok(Quat::from_euler(EulerRot::XYZ, v.x.to_radians(), v.y.to_radians(), v.z.to_radians()))
+            Ok(Quat::from_euler(
+                EulerRot::XYZ,
+                v.x.to_radians(),
+                v.y.to_radians(),
+                v.z.to_radians(),
+            ))
         }
         Rotation::Quat(x, y, z, w) => {
             for (name, c) in [("x", x), ("y", y), ("z", z), ("w", w)] {
                 if !c.is_finite() {
-                    return Err(format!("{field} quaternion {name} must be a finite number, got {c}"));
+                    return Err(format!(
+                        "{field} quaternion {name} must be a finite number, got {c}"
+                    ));
                 }
             }
             let q = Quat::from_xyzw(x, y, z, w);
@@ -147,10 +159,12 @@ pub fn shape(desc: &ShapeDesc) -> Result<Shape, String> {
             let hull = ConvexHull::new(&pts).map_err(|e| format!("Hull points: {e}"))?;
             Shape::ConvexHull(Arc::new(hull))
         }
-        ShapeDesc::Pyramid { half_base, height } => Shape::ConvexHull(Arc::new(ConvexHull::square_pyramid(
-            positive("Pyramid half_base", *half_base)?,
-            positive("Pyramid height", *height)?,
-        ))),
+        ShapeDesc::Pyramid { half_base, height } => {
+            Shape::ConvexHull(Arc::new(ConvexHull::square_pyramid(
+                positive("Pyramid half_base", *half_base)?,
+                positive("Pyramid height", *height)?,
+            )))
+        }
         ShapeDesc::Prism {
             half_width,
             height,
@@ -174,13 +188,17 @@ pub fn shape(desc: &ShapeDesc) -> Result<Shape, String> {
 fn settings(s: &SettingsDesc) -> Result<(WorldSettings, f32), String> {
     let timestep = positive("settings.timestep", s.timestep)?;
     if timestep > 1.0 {
-        return Err(format!("settings.timestep must be at most 1 s, got {timestep}"));
+        return Err(format!(
+            "settings.timestep must be at most 1 s, got {timestep}"
+        ));
     }
     let count = |field: &str, v: u32, min: u32, max: u32| {
         if (min..=max).contains(&v) {
             Ok(v)
         } else {
-            Err(format!("settings.{field} must be between {min} and {max}, got {v}"))
+            Err(format!(
+                "settings.{field} must be between {min} and {max}, got {v}"
+            ))
         }
     };
     let world = WorldSettings {
@@ -191,9 +209,15 @@ fn settings(s: &SettingsDesc) -> Result<(WorldSettings, f32), String> {
         enable_sleeping: s.sleeping,
         enable_warm_starting: s.warm_starting,
         contact_hertz: non_negative("settings.contact_hertz", s.contact_hertz)?,
-        contact_damping_ratio: non_negative("settings.contact_damping_ratio", s.contact_damping_ratio)?,
+        contact_damping_ratio: non_negative(
+            "settings.contact_damping_ratio",
+            s.contact_damping_ratio,
+        )?,
         max_push_velocity: non_negative("settings.max_push_velocity", s.max_push_velocity)?,
-        restitution_threshold: non_negative("settings.restitution_threshold", s.restitution_threshold)?,
+        restitution_threshold: non_negative(
+            "settings.restitution_threshold",
+            s.restitution_threshold,
+        )?,
         broad_phase: match s.broad_phase {
             BroadPhaseDesc::DynamicTree => BroadPhaseKind::DynamicTree,
             BroadPhaseDesc::BruteForce => BroadPhaseKind::BruteForce,
@@ -222,7 +246,10 @@ fn unit_interval(field: &str, v: f32) -> Result<f32, String> {
 }
 
 /// One collider's engine definition: shape, pose and the material with overrides.
-fn collider(desc: &ColliderDesc, materials: &BTreeMap<String, MaterialDesc>) -> Result<ColliderDef, String> {
+fn collider(
+    desc: &ColliderDesc,
+    materials: &BTreeMap<String, MaterialDesc>,
+) -> Result<ColliderDef, String> {
     let base = match &desc.material {
         None => MaterialDesc::default(),
         Some(name) => materials.get(name).cloned().ok_or_else(|| {
@@ -230,7 +257,10 @@ fn collider(desc: &ColliderDesc, materials: &BTreeMap<String, MaterialDesc>) -> 
             if known.is_empty() {
                 format!("material \"{name}\" is not defined (the scene has no materials)")
             } else {
-                format!("material \"{name}\" is not defined (known: {})", known.join(", "))
+                format!(
+                    "material \"{name}\" is not defined (known: {})",
+                    known.join(", ")
+                )
             }
         })?,
     };
@@ -246,7 +276,10 @@ fn collider(desc: &ColliderDesc, materials: &BTreeMap<String, MaterialDesc>) -> 
 }
 
 /// One body's engine definitions.
-fn body(desc: &BodyDesc, materials: &BTreeMap<String, MaterialDesc>) -> Result<(BodyDef, Vec<ColliderDef>), String> {
+fn body(
+    desc: &BodyDesc,
+    materials: &BTreeMap<String, MaterialDesc>,
+) -> Result<(BodyDef, Vec<ColliderDef>), String> {
     let body_type = match desc.kind {
         Kind::Static => BodyType::Static,
         Kind::Kinematic => BodyType::Kinematic,
@@ -277,7 +310,9 @@ fn body(desc: &BodyDesc, materials: &BTreeMap<String, MaterialDesc>) -> Result<(
         .map(|(i, c)| {
             let def = collider(c, materials).map_err(|e| format!("collider {i}: {e}"))?;
             if matches!(def.shape, Shape::Plane { .. }) && body_type != BodyType::Static {
-                return Err(format!("collider {i}: a Plane can only belong to a Static body (kind: Static)"));
+                return Err(format!(
+                    "collider {i}: a Plane can only belong to a Static body (kind: Static)"
+                ));
             }
             Ok(def)
         })
@@ -304,7 +339,9 @@ pub fn build(file: &SceneFile) -> Result<Scene, Invalid> {
     vec3("camera.target", camera.target).map_err(Invalid::new)?;
     let fov = finite("camera.fov_deg", camera.fov_deg).map_err(Invalid::new)?;
     if !(1.0..=170.0).contains(&fov) {
-        return Err(Invalid::new(format!("camera.fov_deg must be between 1 and 170, got {fov}")));
+        return Err(Invalid::new(format!(
+            "camera.fov_deg must be between 1 and 170, got {fov}"
+        )));
     }
 
     let mut descs: Vec<(String, BodyDesc)> = Vec::with_capacity(file.bodies.len());

@@ -24,7 +24,13 @@ fn count(g: &Generator) -> u64 {
 }
 
 /// A dynamic body with one collider.
-fn one_body(name: String, shape: ShapeDesc, position: V3, material: &Option<String>, color: Option<Color>) -> BodyDesc {
+fn one_body(
+    name: String,
+    shape: ShapeDesc,
+    position: V3,
+    material: &Option<String>,
+    color: Option<Color>,
+) -> BodyDesc {
     let mut collider = ColliderDesc::new(shape);
     collider.material = material.clone();
     BodyDesc {
@@ -38,7 +44,11 @@ fn one_body(name: String, shape: ShapeDesc, position: V3, material: &Option<Stri
 
 /// Appends the bodies of every generator to `out` as (label, body). Fails if the total would
 /// pass `max_bodies` or a generator's parameters are invalid.
-pub fn expand(generators: &[Generator], out: &mut Vec<(String, BodyDesc)>, max_bodies: usize) -> Result<(), String> {
+pub fn expand(
+    generators: &[Generator],
+    out: &mut Vec<(String, BodyDesc)>,
+    max_bodies: usize,
+) -> Result<(), String> {
     let mut used = std::collections::BTreeMap::<&str, u32>::new();
     for (gi, g) in generators.iter().enumerate() {
         let n = count(g);
@@ -82,7 +92,13 @@ fn expand_one(g: &Generator, base: &str, out: &mut Vec<(String, BodyDesc)>) -> R
             let mut y = origin.1;
             for i in 0..*count as usize {
                 let position = (origin.0, y - bounds.min.y, origin.2);
-                push(one_body(format!("{base}[{i}]"), s.clone(), position, material, *color));
+                push(one_body(
+                    format!("{base}[{i}]"),
+                    s.clone(),
+                    position,
+                    material,
+                    *color,
+                ));
                 y += height + gap;
             }
         }
@@ -94,8 +110,10 @@ fn expand_one(g: &Generator, base: &str, out: &mut Vec<(String, BodyDesc)>) -> R
             material,
             color,
         } => {
-            if !(*half_extent > 0.0) {
-                return Err(format!("half_extent must be greater than 0, got {half_extent}"));
+            if half_extent.is_nan() || *half_extent <= 0.0 {
+                return Err(format!(
+                    "half_extent must be greater than 0, got {half_extent}"
+                ));
             }
             let e = *half_extent;
             let step = 2.0 * e + gap;
@@ -108,7 +126,13 @@ fn expand_one(g: &Generator, base: &str, out: &mut Vec<(String, BodyDesc)>) -> R
                     let cube = ShapeDesc::Cuboid {
                         half_extents: (e, e, e),
                     };
-                    push(one_body(format!("{base}[{i}]"), cube, (x, y, origin.2), material, *color));
+                    push(one_body(
+                        format!("{base}[{i}]"),
+                        cube,
+                        (x, y, origin.2),
+                        material,
+                        *color,
+                    ));
                     i += 1;
                 }
             }
@@ -132,7 +156,13 @@ fn expand_one(g: &Generator, base: &str, out: &mut Vec<(String, BodyDesc)>) -> R
                             origin.1 + y as f32 * spacing.1,
                             origin.2 + z as f32 * spacing.2,
                         );
-                        let mut body = one_body(format!("{base}[{i}]"), s.clone(), position, material, *color);
+                        let mut body = one_body(
+                            format!("{base}[{i}]"),
+                            s.clone(),
+                            position,
+                            material,
+                            *color,
+                        );
                         body.kind = *kind;
                         push(body);
                         i += 1;

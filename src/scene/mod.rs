@@ -48,18 +48,22 @@ fn ron_options() -> ron::Options {
 
 /// Parses a scene text without building it. `file` names it in errors.
 pub fn parse(text: &str, file: &str) -> Result<SceneFile, SceneError> {
-    ron_options().from_str::<SceneFile>(text).map_err(|e| SceneError {
-        file: file.to_string(),
-        position: (e.position.line > 0).then_some((e.position.line, e.position.col)),
-        message: describe_ron_error(&e.code),
-    })
+    ron_options()
+        .from_str::<SceneFile>(text)
+        .map_err(|e| SceneError {
+            file: file.to_string(),
+            position: (e.position.line > 0).then_some((e.position.line, e.position.col)),
+            message: describe_ron_error(&e.code),
+        })
 }
 
 /// A friendlier wording of RON's error codes.
 fn describe_ron_error(code: &ron::Error) -> String {
     let text = code.to_string();
     match code {
-        ron::Error::Eof => "unexpected end of file (a bracket or parenthesis is not closed?)".into(),
+        ron::Error::Eof => {
+            "unexpected end of file (a bracket or parenthesis is not closed?)".into()
+        }
         _ => text,
     }
 }
@@ -69,7 +73,10 @@ pub fn load_str(text: &str, file: &str) -> Result<Scene, SceneError> {
     let parsed = parse(text, file)?;
     build::build(&parsed).map_err(|invalid| SceneError {
         file: file.to_string(),
-        position: invalid.anchor.as_deref().and_then(|name| locate_name(text, name)),
+        position: invalid
+            .anchor
+            .as_deref()
+            .and_then(|name| locate_name(text, name)),
         message: invalid.message,
     })
 }
@@ -93,7 +100,10 @@ pub fn load_default() -> Result<Scene, SceneError> {
 /// Line and column (1-based) of `name: "<name>"` in the text, to point at a body.
 fn locate_name(text: &str, name: &str) -> Option<(usize, usize)> {
     let needle = format!("\"{name}\"");
-    let offset = text.match_indices(&needle).map(|(i, _)| i).find(|&i| text[..i].trim_end().ends_with(':'))?;
+    let offset = text
+        .match_indices(&needle)
+        .map(|(i, _)| i)
+        .find(|&i| text[..i].trim_end().ends_with(':'))?;
     let before = &text[..offset];
     let line = before.matches('\n').count() + 1;
     let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
@@ -106,7 +116,12 @@ mod tests {
 
     #[test]
     fn syntax_errors_have_line_and_column() {
-        let err = load_str("Scene(\n  bodies: [\n    (position: (1.0, 2.0)),\n  ],\n)", "x.ron").err().unwrap();
+        let err = load_str(
+            "Scene(\n  bodies: [\n    (position: (1.0, 2.0)),\n  ],\n)",
+            "x.ron",
+        )
+        .err()
+        .unwrap();
         let (line, _) = err.position.expect("position");
         assert_eq!(line, 3);
         assert!(err.to_string().starts_with("x.ron:3:"), "{err}");

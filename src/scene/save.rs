@@ -36,12 +36,19 @@ pub fn shape_desc(shape: &Shape) -> ShapeDesc {
         Shape::ConvexHull(hull) => ShapeDesc::Hull {
             points: hull.vertices.iter().map(|&v| v3(v)).collect(),
         },
-        Shape::Plane { normal } => ShapeDesc::Plane { normal: v3(*normal) },
+        Shape::Plane { normal } => ShapeDesc::Plane {
+            normal: v3(*normal),
+        },
     }
 }
 
 /// The world, its names and colours, camera and timestep as a scene file.
-pub fn to_scene_file(world: &World, meta: &BTreeMap<BodyHandle, BodyMeta>, camera: &CameraDesc, timestep: f32) -> SceneFile {
+pub fn to_scene_file(
+    world: &World,
+    meta: &BTreeMap<BodyHandle, BodyMeta>,
+    camera: &CameraDesc,
+    timestep: f32,
+) -> SceneFile {
     let s = world.settings();
     let settings = SettingsDesc {
         gravity: v3(s.gravity),
@@ -126,6 +133,12 @@ pub fn to_ron(file: &SceneFile, comment: &str) -> Result<String, String> {
 }
 
 /// Saves the world as RON text.
-pub fn save(world: &World, meta: &BTreeMap<BodyHandle, BodyMeta>, camera: &CameraDesc, timestep: f32, comment: &str) -> Result<String, String> {
+pub fn save(
+    world: &World,
+    meta: &BTreeMap<BodyHandle, BodyMeta>,
+    camera: &CameraDesc,
+    timestep: f32,
+    comment: &str,
+) -> Result<String, String> {
     to_ron(&to_scene_file(world, meta, camera, timestep), comment)
 }

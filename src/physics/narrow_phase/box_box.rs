@@ -139,6 +139,11 @@ pub fn box_box(
             out,
         );
     }
+    // A face chosen over a slightly shallower edge can clip to nothing in deep, skewed
+    // overlaps: fall back to the edge axis then (see polytope.rs).
+    if out.count == 0 && edge.separation > f32::MIN {
+        edge_contact(ha, hb, b_in_a, &rot, edge, out);
+    }
 }
 
 /// One point at the closest points of the two supporting edges of axis a_i × b_j.

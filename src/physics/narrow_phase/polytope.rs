@@ -359,4 +359,10 @@ pub fn polytope_polytope(
     } else {
         face_contact(a, b, b_in_a, face_a.1, margin, 0, scratch, out);
     }
+    // With the tolerances a face may win while the edge axis is the shallower one; in deep,
+    // skewed overlaps its incident face can then clip to nothing. The edge axis is a true
+    // separating-axis minimum candidate, so fall back to it rather than lose the contact.
+    if out.count == 0 && edge.0 > f32::MIN {
+        edge_contact(a, b, b_in_a, edge, out);
+    }
 }

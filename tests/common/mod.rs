@@ -25,7 +25,13 @@ pub fn ground(world: &mut World, friction: f32, restitution: f32) -> BodyHandle 
 }
 
 /// A dynamic body with one collider.
-pub fn dynamic(world: &mut World, shape: Shape, position: Vec3, rotation: Quat, friction: f32) -> BodyHandle {
+pub fn dynamic(
+    world: &mut World,
+    shape: Shape,
+    position: Vec3,
+    rotation: Quat,
+    friction: f32,
+) -> BodyHandle {
     let body = world.create_body(BodyDef {
         position,
         rotation,

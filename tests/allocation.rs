@@ -1,0 +1,59 @@
+//! "No allocation per step in steady state": a counting allocator watches the steps of a
+//! settled, awake world.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use impulse::physics::{BodyDef, BodyType, ColliderDef, Quat, Shape, Vec3, World, WorldSettings};
+
+struct Counting;
+
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+#[test]
+fn resting_steps_allocate_nothing() {
+    let mut world = World::new(WorldSettings {
+        enable_sleeping: false,
+        ..WorldSettings::default()
+    });
+    let ground = world.create_body(BodyDef {
+        body_type: BodyType::Static,
+        ..BodyDef::default()
+    });
+    world.add_collider(ground, ColliderDef::new(Shape::plane(Vec3::Y))).unwrap();
+    let shapes = [Shape::cuboid(Vec3::splat(0.5)), Shape::sphere(0.5), Shape::capsule(0.3, 0.4)];
+    for i in 0..30 {
+        let body = world.create_body(BodyDef {
+            position: Vec3::new((i % 6) as f32 * 1.2, 0.6 + (i / 6) as f32 * 1.1, 0.0),
+            rotation: Quat::IDENTITY,
+            ..BodyDef::default()
+        });
+        world.add_collider(body, ColliderDef::new(shapes[i % 3].clone())).unwrap();
+    }
+    for _ in 0..300 {
+        world.step(1.0 / 60.0);
+    }
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    for _ in 0..60 {
+        world.step(1.0 / 60.0);
+    }
+    let after = ALLOCATIONS.load(Ordering::Relaxed);
+    assert_eq!(after - before, 0, "steps allocated {} times", after - before);
+}

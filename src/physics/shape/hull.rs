@@ -2,7 +2,7 @@
 //!
 //! # How a hull is built
 //! 1. **Snap.** The points are copied onto an integer grid of 2³¹ steps across their bounding
-//!    box (256 times finer than f32 resolution at the box's edge). Every geometric decision below
+//!    box (over 100 times finer than f32 resolution at the box's edge). Every geometric decision below
 //!    is made on these grid points, so all decisions describe one and the same point set.
 //! 2. **Quickhull** (Barber, Dobkin & Huhdanpaa, "The Quickhull Algorithm for Convex Hulls",
 //!    1996; Gregorius, "Implementing Quickhull", GDC 2014) grows a triangle mesh from a

@@ -37,15 +37,23 @@ fn resting_steps_allocate_nothing() {
         body_type: BodyType::Static,
         ..BodyDef::default()
     });
-    world.add_collider(ground, ColliderDef::new(Shape::plane(Vec3::Y))).unwrap();
-    let shapes = [Shape::cuboid(Vec3::splat(0.5)), Shape::sphere(0.5), Shape::capsule(0.3, 0.4)];
+    world
+        .add_collider(ground, ColliderDef::new(Shape::plane(Vec3::Y)))
+        .unwrap();
+    let shapes = [
+        Shape::cuboid(Vec3::splat(0.5)),
+        Shape::sphere(0.5),
+        Shape::capsule(0.3, 0.4),
+    ];
     for i in 0..30 {
         let body = world.create_body(BodyDef {
             position: Vec3::new((i % 6) as f32 * 1.2, 0.6 + (i / 6) as f32 * 1.1, 0.0),
             rotation: Quat::IDENTITY,
             ..BodyDef::default()
         });
-        world.add_collider(body, ColliderDef::new(shapes[i % 3].clone())).unwrap();
+        world
+            .add_collider(body, ColliderDef::new(shapes[i % 3].clone()))
+            .unwrap();
     }
     for _ in 0..300 {
         world.step(1.0 / 60.0);
@@ -55,5 +63,10 @@ fn resting_steps_allocate_nothing() {
         world.step(1.0 / 60.0);
     }
     let after = ALLOCATIONS.load(Ordering::Relaxed);
-    assert_eq!(after - before, 0, "steps allocated {} times", after - before);
+    assert_eq!(
+        after - before,
+        0,
+        "steps allocated {} times",
+        after - before
+    );
 }

@@ -61,7 +61,13 @@ fn pose() -> impl Strategy<Value = Isometry> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 1500, ..ProptestConfig::default() })]
+    // A fixed seed: CI sees the same 20000 cases every run (change the seed to explore).
+    #![proptest_config(ProptestConfig {
+        cases: 20000,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(0x1297_5EED),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn contact_iff_overlap(a in shape(), pa in pose(), b in shape(), pb in pose()) {
@@ -82,11 +88,12 @@ proptest! {
             prop_assert!((m.normal.length() - 1.0).abs() < 1e-3, "normal length {}", m.normal.length());
             for p in m.points() {
                 prop_assert!(p.depth >= 0.0, "negative depth {}", p.depth);
-                // A point may not claim much more overlap than the shapes have. SAT prefers a
-                // face axis unless an edge axis is clearly better (separation_edge >
-                // 0.9·separation_face + slop/2, Gregorius 2015), so a reported depth can be up
-                // to depth/0.9 plus that slop; curved shapes add ~1e-3 of EPA error.
-                prop_assert!(p.depth <= depth / 0.9 + 0.005, "depth {} > true {}: {}", p.depth, depth, describe(&a, &pa, &b, &pb));
+                // A point may not claim much more overlap than the shapes have. SAT prefers
+                // a face axis unless an edge axis is clearly better (separation_edge >
+                // 0.90·separation_face + slop/2), and face A unless face B is clearly better
+                // (0.95·…), Gregorius 2015: so a reported depth can reach
+                // depth / (0.90·0.95) plus the slop; curved shapes add ~1e-3 of EPA error.
+                prop_assert!(p.depth <= depth / (0.90 * 0.95) + 0.005, "depth {} > true {}: {}", p.depth, depth, describe(&a, &pa, &b, &pb));
             }
         }
     }

@@ -13,7 +13,13 @@ fn contact_events_begin_persist_end() {
         ..WorldSettings::default()
     });
     let ground = ground(&mut world, 0.5, 0.0);
-    let ball = dynamic(&mut world, Shape::sphere(0.5), Vec3::new(0.0, 0.6, 0.0), Quat::IDENTITY, 0.5);
+    let ball = dynamic(
+        &mut world,
+        Shape::sphere(0.5),
+        Vec3::new(0.0, 0.6, 0.0),
+        Quat::IDENTITY,
+        0.5,
+    );
     let mut begins = 0;
     for _ in 0..30 {
         world.step(DT);
@@ -25,7 +31,10 @@ fn contact_events_begin_persist_end() {
         begins += events.begin.len();
     }
     assert_eq!(begins, 1, "one begin when the ball lands");
-    let pair = world.contacts().find(|c| c.is_touching()).expect("touching contact");
+    let pair = world
+        .contacts()
+        .find(|c| c.is_touching())
+        .expect("touching contact");
     assert!(pair.points().iter().all(|p| p.normal_impulse >= 0.0));
     // Lift the ball away: one end event.
     world.set_position(ball, Vec3::new(0.0, 5.0, 0.0));
@@ -39,22 +48,42 @@ fn contact_events_begin_persist_end() {
 fn ray_cast_finds_the_closest_body() {
     let mut world = World::default();
     ground(&mut world, 0.5, 0.0);
-    let near = dynamic(&mut world, Shape::cuboid(Vec3::splat(0.5)), Vec3::new(0.0, 0.5, 3.0), Quat::IDENTITY, 0.5);
-    let far = dynamic(&mut world, Shape::sphere(0.5), Vec3::new(0.0, 0.5, -3.0), Quat::IDENTITY, 0.5);
+    let near = dynamic(
+        &mut world,
+        Shape::cuboid(Vec3::splat(0.5)),
+        Vec3::new(0.0, 0.5, 3.0),
+        Quat::IDENTITY,
+        0.5,
+    );
+    let far = dynamic(
+        &mut world,
+        Shape::sphere(0.5),
+        Vec3::new(0.0, 0.5, -3.0),
+        Quat::IDENTITY,
+        0.5,
+    );
     // From z = 10 looking along −z at y = 0.5: the box face at z = 3.5 comes first, 6.5 m away.
-    let hit = world.ray_cast(Vec3::new(0.0, 0.5, 10.0), -Vec3::Z, 100.0).expect("hit");
+    let hit = world
+        .ray_cast(Vec3::new(0.0, 0.5, 10.0), -Vec3::Z, 100.0)
+        .expect("hit");
     assert_eq!(hit.body, near);
     assert!((hit.distance - 6.5).abs() < 1e-4);
     assert!((hit.normal - Vec3::Z).length() < 1e-5);
     // Remove it: now the sphere, its surface at z = −2.5, 12.5 m away.
     world.remove_body(near);
-    let hit = world.ray_cast(Vec3::new(0.0, 0.5, 10.0), -Vec3::Z, 100.0).expect("hit");
+    let hit = world
+        .ray_cast(Vec3::new(0.0, 0.5, 10.0), -Vec3::Z, 100.0)
+        .expect("hit");
     assert_eq!(hit.body, far);
     assert!((hit.distance - 12.5).abs() < 1e-4);
     // Looking down from above the empty ground hits the plane at y = 0.
-    let hit = world.ray_cast(Vec3::new(5.0, 4.0, 0.0), -Vec3::Y, 100.0).expect("ground");
+    let hit = world
+        .ray_cast(Vec3::new(5.0, 4.0, 0.0), -Vec3::Y, 100.0)
+        .expect("ground");
     assert!((hit.point.y).abs() < 1e-5);
-    assert!(world.ray_cast(Vec3::new(5.0, 4.0, 0.0), Vec3::Y, 100.0).is_none());
+    assert!(world
+        .ray_cast(Vec3::new(5.0, 4.0, 0.0), Vec3::Y, 100.0)
+        .is_none());
 }
 
 #[test]
@@ -71,7 +100,11 @@ fn aabb_query_matches_brute_force() {
         true
     });
     found.sort();
-    let mut expected: Vec<_> = world.colliders().filter(|(_, c)| c.aabb().overlaps(&query)).map(|(h, _)| h).collect();
+    let mut expected: Vec<_> = world
+        .colliders()
+        .filter(|(_, c)| c.aabb().overlaps(&query))
+        .map(|(h, _)| h)
+        .collect();
     expected.sort();
     assert_eq!(found, expected);
     assert!(!found.is_empty());
@@ -81,17 +114,39 @@ fn aabb_query_matches_brute_force() {
 fn kinematic_body_pushes_and_keeps_its_velocity() {
     let mut world = World::default();
     ground(&mut world, 0.5, 0.0);
-    let pusher = world.create_body(BodyDef::kinematic(Vec3::new(-3.0, 0.5, 0.0), Vec3::new(2.0, 0.0, 0.0)));
-    world.add_collider(pusher, ColliderDef::new(Shape::cuboid(Vec3::new(0.5, 0.5, 1.0)))).unwrap();
-    let block = dynamic(&mut world, Shape::cuboid(Vec3::splat(0.5)), Vec3::new(0.0, 0.5, 0.0), Quat::IDENTITY, 0.5);
+    let pusher = world.create_body(BodyDef::kinematic(
+        Vec3::new(-3.0, 0.5, 0.0),
+        Vec3::new(2.0, 0.0, 0.0),
+    ));
+    world
+        .add_collider(
+            pusher,
+            ColliderDef::new(Shape::cuboid(Vec3::new(0.5, 0.5, 1.0))),
+        )
+        .unwrap();
+    let block = dynamic(
+        &mut world,
+        Shape::cuboid(Vec3::splat(0.5)),
+        Vec3::new(0.0, 0.5, 0.0),
+        Quat::IDENTITY,
+        0.5,
+    );
     run(&mut world, 120);
     // 2 s at 2 m/s: the kinematic body moved 4 m, unaffected by the block.
     let p = world.body(pusher).unwrap();
-    assert!((p.position().x - 1.0).abs() < 1e-3, "kinematic at {}", p.position().x);
+    assert!(
+        (p.position().x - 1.0).abs() < 1e-3,
+        "kinematic at {}",
+        p.position().x
+    );
     assert_eq!(p.linear_velocity(), Vec3::new(2.0, 0.0, 0.0));
     // The block was pushed ahead of it: its left face is at or beyond the pusher's right face.
     let b = world.body(block).unwrap();
-    assert!(b.position().x - 0.5 >= p.position().x + 0.5 - 0.02, "block at {}", b.position().x);
+    assert!(
+        b.position().x - 0.5 >= p.position().x + 0.5 - 0.02,
+        "block at {}",
+        b.position().x
+    );
 }
 
 #[test]
@@ -102,7 +157,11 @@ fn compound_body_mass_uses_parallel_axis() {
     let body = world.create_body(BodyDef::dynamic(Vec3::new(0.0, 5.0, 0.0)));
     for x in [-1.0, 1.0] {
         world
-            .add_collider(body, ColliderDef::new(Shape::cuboid(Vec3::splat(0.5))).with_local_pose(Vec3::new(x, 0.0, 0.0), Quat::IDENTITY))
+            .add_collider(
+                body,
+                ColliderDef::new(Shape::cuboid(Vec3::splat(0.5)))
+                    .with_local_pose(Vec3::new(x, 0.0, 0.0), Quat::IDENTITY),
+            )
             .unwrap();
     }
     let b = world.body(body).unwrap();
@@ -123,14 +182,27 @@ fn compound_body_mass_uses_parallel_axis() {
 fn body_type_changes_take_effect() {
     let mut world = World::default();
     ground(&mut world, 0.5, 0.0);
-    let body = dynamic(&mut world, Shape::sphere(0.5), Vec3::new(0.0, 3.0, 0.0), Quat::IDENTITY, 0.5);
+    let body = dynamic(
+        &mut world,
+        Shape::sphere(0.5),
+        Vec3::new(0.0, 3.0, 0.0),
+        Quat::IDENTITY,
+        0.5,
+    );
     assert!(world.set_body_type(body, BodyType::Static));
     run(&mut world, 30);
-    assert_eq!(world.body(body).unwrap().position().y, 3.0, "a static body does not fall");
+    assert_eq!(
+        world.body(body).unwrap().position().y,
+        3.0,
+        "a static body does not fall"
+    );
     assert_eq!(world.body(body).unwrap().mass(), 0.0);
     assert!(world.set_body_type(body, BodyType::Dynamic));
     run(&mut world, 30);
-    assert!(world.body(body).unwrap().position().y < 3.0, "a dynamic body falls");
+    assert!(
+        world.body(body).unwrap().position().y < 3.0,
+        "a dynamic body falls"
+    );
     assert!(world.body(body).unwrap().mass() > 0.0);
 }
 
@@ -138,11 +210,30 @@ fn body_type_changes_take_effect() {
 fn planes_only_on_static_bodies_and_bad_values_are_refused() {
     let mut world = World::default();
     let body = world.create_body(BodyDef::dynamic(Vec3::ZERO));
-    assert!(world.add_collider(body, ColliderDef::new(Shape::plane(Vec3::Y))).is_err());
-    assert!(world.add_collider(body, ColliderDef::new(Shape::sphere(-1.0))).is_err());
-    assert!(world.add_collider(body, ColliderDef::new(Shape::sphere(1.0)).with_friction(-0.5)).is_err());
-    assert!(world.add_collider(body, ColliderDef::new(Shape::sphere(1.0)).with_restitution(1.5)).is_err());
-    assert!(world.add_collider(body, ColliderDef::new(Shape::cuboid(Vec3::new(1.0, f32::NAN, 1.0)))).is_err());
+    assert!(world
+        .add_collider(body, ColliderDef::new(Shape::plane(Vec3::Y)))
+        .is_err());
+    assert!(world
+        .add_collider(body, ColliderDef::new(Shape::sphere(-1.0)))
+        .is_err());
+    assert!(world
+        .add_collider(
+            body,
+            ColliderDef::new(Shape::sphere(1.0)).with_friction(-0.5)
+        )
+        .is_err());
+    assert!(world
+        .add_collider(
+            body,
+            ColliderDef::new(Shape::sphere(1.0)).with_restitution(1.5)
+        )
+        .is_err());
+    assert!(world
+        .add_collider(
+            body,
+            ColliderDef::new(Shape::cuboid(Vec3::new(1.0, f32::NAN, 1.0)))
+        )
+        .is_err());
     assert!(!world.set_position(body, Vec3::new(f32::INFINITY, 0.0, 0.0)));
     assert_eq!(world.body_colliders(body).count(), 0);
     assert_eq!(world.body(body).unwrap().position(), Vec3::ZERO);
@@ -153,7 +244,13 @@ fn profile_and_counters_are_filled() {
     let mut world = World::default();
     ground(&mut world, 0.5, 0.0);
     for i in 0..4 {
-        dynamic(&mut world, Shape::cuboid(Vec3::splat(0.5)), Vec3::new(0.0, 0.5 + i as f32, 0.0), Quat::IDENTITY, 0.5);
+        dynamic(
+            &mut world,
+            Shape::cuboid(Vec3::splat(0.5)),
+            Vec3::new(0.0, 0.5 + i as f32, 0.0),
+            Quat::IDENTITY,
+            0.5,
+        );
     }
     world.step(DT);
     let c = world.counters();

@@ -127,3 +127,38 @@ pub const HULL_TOLERANCE_RELATIVE: f32 = 1.0e-6;
 /// merge tolerances wide, and their inertia tensor close to singular. 2·10⁻⁵ still accepts a
 /// 1 m × 1 m plate 0.1 mm thick.
 pub const HULL_MIN_THICKNESS_RELATIVE: f32 = 2.0e-5;
+
+/// SAT feature choice: an edge axis is used only when its separation beats the best face
+/// separation scaled by this (unitless). Faces give stable multi-point manifolds; an edge
+/// must be clearly better (Gregorius, "Robust Contact Creation", GDC 2015: 0.90).
+pub const SAT_EDGE_RELATIVE_TOLERANCE: f32 = 0.90;
+
+/// SAT feature choice: a face of B is used only when it beats face A scaled by this
+/// (unitless), so the reference face does not flip between steps (Gregorius: 0.95).
+pub const SAT_FACE_RELATIVE_TOLERANCE: f32 = 0.95;
+
+/// SAT feature choice: absolute part of both tolerances, m (half the linear slop).
+pub const SAT_ABSOLUTE_TOLERANCE: f32 = 0.5 * LINEAR_SLOP;
+
+/// Two edges whose cross product is shorter than this fraction of their lengths are
+/// parallel and define no separating axis of their own (a face axis covers them).
+pub const SAT_PARALLEL_SINE: f32 = 1.0e-5;
+
+/// Capsule axes count as parallel above this |cos| (about 5.7°): a capsule lying along
+/// another then gets two contact points instead of rocking on one.
+pub const CAPSULE_PARALLEL_COS: f32 = 0.995;
+
+/// A polytope face counts as facing a capsule contact when its normal is within this cos
+/// (about 11°) of the contact normal.
+pub const CAPSULE_FACE_ALIGN_COS: f32 = 0.98;
+
+/// A capsule counts as lying on a face when the |sin| of its angle to the face is below
+/// this (about 11.5°); it then gets two points, the segment clipped to the face.
+pub const CAPSULE_LYING_SIN: f32 = 0.2;
+
+/// Distance between a round shape's core (point or segment) and the other shape below which
+/// the core counts as inside, m; then EPA gives the normal instead of closest points.
+pub const CORE_CONTACT_DISTANCE: f32 = 1.0e-4;
+
+/// Two sphere centres closer than this (m) are coincident: any fixed normal will do.
+pub const COINCIDENT_DISTANCE: f32 = 1.0e-6;

@@ -16,15 +16,11 @@ use super::clip::feature_id;
 use super::geometry::closest_points_segment_segment;
 use super::polytope::{face_contact, PolyView};
 use super::{Manifold, ManifoldPoint, Scratch};
-use crate::physics::constants::LINEAR_SLOP;
+use crate::physics::constants::{
+    SAT_ABSOLUTE_TOLERANCE as ABS_TOL, SAT_EDGE_RELATIVE_TOLERANCE as EDGE_REL_TOL,
+    SAT_FACE_RELATIVE_TOLERANCE as FACE_REL_TOL, SAT_PARALLEL_SINE as PARALLEL_EPS,
+};
 use crate::physics::math::{Isometry, Mat3, Vec3};
-
-/// Same feature-choice tolerances as the polytope code (see `polytope.rs`).
-const EDGE_REL_TOL: f32 = 0.90;
-const FACE_REL_TOL: f32 = 0.95;
-const ABS_TOL: f32 = 0.5 * LINEAR_SLOP;
-/// Cross products shorter than this come from parallel edges and define no axis.
-const PARALLEL_EPS: f32 = 1.0e-5;
 
 /// The best axis of one family: (separation, index).
 #[derive(Clone, Copy)]

@@ -9,17 +9,12 @@ use super::geometry::closest_points_segment_segment;
 use super::gjk::gjk_distance;
 use super::polytope::PolyView;
 use super::{Manifold, ManifoldPoint, Scratch};
+use crate::physics::constants::{
+    CAPSULE_FACE_ALIGN_COS as FACE_ALIGN_COS, CAPSULE_LYING_SIN as LYING_SIN,
+    CAPSULE_PARALLEL_COS as PARALLEL_COS, CORE_CONTACT_DISTANCE as CORE_EPS,
+};
 use crate::physics::math::{Isometry, Vec3};
 use crate::physics::shape::SegmentSupport;
-
-/// |cos| of the angle between two capsule axes above which they count as parallel (~5.7°).
-const PARALLEL_COS: f32 = 0.995;
-/// A face counts as facing the contact when its normal is within ~11° of it.
-const FACE_ALIGN_COS: f32 = 0.98;
-/// A segment counts as lying on a face when |sin| of its angle to the face is below this.
-const LYING_SIN: f32 = 0.2;
-/// Core distance (m) below which the segment is treated as inside the other shape.
-const CORE_EPS: f32 = 1.0e-4;
 
 /// Capsule A (segment on A's y axis) against capsule B at `b_in_a`.
 pub fn capsule_capsule(

@@ -21,16 +21,12 @@ use std::sync::OnceLock;
 use super::clip::{clip_polygon, feature_id, reduce_into, ClipVertex};
 use super::geometry::closest_points_segment_segment;
 use super::{Manifold, ManifoldPoint, Scratch};
-use crate::physics::constants::LINEAR_SLOP;
+use crate::physics::constants::{
+    SAT_ABSOLUTE_TOLERANCE as ABS_TOL, SAT_EDGE_RELATIVE_TOLERANCE as EDGE_REL_TOL,
+    SAT_FACE_RELATIVE_TOLERANCE as FACE_REL_TOL, SAT_PARALLEL_SINE,
+};
 use crate::physics::math::{Isometry, Vec3};
 use crate::physics::shape::{ConvexHull, SupportMap};
-
-/// An edge separation must beat the best face separation scaled by this to be chosen.
-const EDGE_REL_TOL: f32 = 0.90;
-/// Face B must beat face A scaled by this to be chosen.
-const FACE_REL_TOL: f32 = 0.95;
-/// Absolute tolerance for both choices, m.
-const ABS_TOL: f32 = 0.5 * LINEAR_SLOP;
 
 /// The unit cube hull (half extents 1), scaled per box by [`PolyView::cuboid`].
 fn unit_cube() -> &'static ConvexHull {
@@ -166,6 +162,27 @@ impl<'a> PolyView<'a> {
         }
         best
     }
+
+    /// The vertex farthest along `dir` (this polytope's frame).
+    pub fn support_vertex(&self, dir: Vec3) -> u16 {
+        self.hull.support_index(dir * self.scale) as u16
+    }
+
+    /// Among the faces around vertex `v`, the one most anti-parallel to `normal_here`.
+    /// Unlike the globally most anti-parallel face, it always contains the deepest vertex,
+    /// so clipping it against a reference face cannot miss the deepest point.
+    pub fn incident_face_at(&self, v: u16, normal_here: Vec3) -> usize {
+        let mut best = None;
+        let mut best_dot = f32::MAX;
+        for edge in self.hull.edges.iter().filter(|e| e.origin == v) {
+            let d = self.face_normal(edge.face as usize).dot(normal_here);
+            if d < best_dot {
+                best_dot = d;
+                best = Some(edge.face as usize);
+            }
+        }
+        best.unwrap_or_else(|| self.incident_face(normal_here))
+    }
 }
 
 impl SupportMap for PolyView<'_> {
@@ -237,7 +254,7 @@ fn query_edges(
             let axis = dir_a.cross(qb - pb);
             let len = axis.length();
             // Parallel edges make no axis of their own (a face axis covers them).
-            if len < 1.0e-5 * (dir_a.length() * (qb - pb).length()).max(1e-12) {
+            if len < SAT_PARALLEL_SINE * (dir_a.length() * (qb - pb).length()).max(1e-12) {
                 continue;
             }
             let mut axis = axis / len;
@@ -271,7 +288,9 @@ pub fn face_contact(
     out: &mut Manifold,
 ) {
     let (n, d) = reference.face_plane(ref_face);
-    let inc_face = inc.incident_face(inc_in_ref.inverse_transform_vector(n));
+    let n_in_inc = inc_in_ref.inverse_transform_vector(n);
+    let deepest = inc.support_vertex(-n_in_inc);
+    let inc_face = inc.incident_face_at(deepest, n_in_inc);
     inc.face_polygon(inc_face, inc_in_ref, &mut scratch.polygon);
 
     // Clip by the side plane through every edge of the reference face.
@@ -295,6 +314,20 @@ pub fn face_contact(
                 point_b: v.point,
                 depth: -separation,
                 id: feature_id(&[id_salt, ref_face as u32, inc_face as u32, v.id]),
+            });
+        }
+    }
+    if scratch.points.is_empty() {
+        // The incident face lies outside the reference face's sides (a skewed, deep overlap):
+        // keep the deepest vertex, whose depth is exactly this axis's separation.
+        let p = inc_in_ref.transform_point(inc.vertex(deepest));
+        let separation = n.dot(p) - d;
+        if separation <= margin {
+            scratch.points.push(ManifoldPoint {
+                point_a: p - n * separation,
+                point_b: p,
+                depth: -separation,
+                id: feature_id(&[id_salt, ref_face as u32, 0xDEE9, deepest as u32]),
             });
         }
     }

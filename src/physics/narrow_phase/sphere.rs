@@ -7,11 +7,9 @@
 use super::geometry::closest_point_on_segment;
 use super::gjk::gjk_distance;
 use super::{Manifold, ManifoldPoint};
+use crate::physics::constants::COINCIDENT_DISTANCE as COINCIDENT;
 use crate::physics::math::{Isometry, Vec3};
 use crate::physics::shape::{ConvexHull, PointSupport};
-
-/// Below this distance (m) two centres count as coincident and a fixed normal is used.
-const COINCIDENT: f32 = 1.0e-6;
 
 /// Writes a one-point manifold for a sphere of radius `ra` at the origin whose centre is
 /// closest to `q`, a point on B's core with radius `rb`, if within `margin`.

@@ -148,3 +148,37 @@ fn sphere_rolls_at_five_sevenths_g_sin_theta() {
     let spin = b.angular_velocity().length() * 0.5;
     assert!((spin - b.linear_velocity().length()).abs() < 0.02 * b.linear_velocity().length());
 }
+
+#[test]
+fn rolling_resistance_decelerates_at_five_sevenths_c_g_over_r() {
+    // A resisting torque c·N = c·m·g on a ball rolling without slip: m·a = −f and
+    // (2/5)·m·r²·(a/r) = f·r − c·m·g give a = −(5/7)·c·g/r (c = 0.02 m, r = 0.5 m: 0.2803 m/s²).
+    let mut world = World::default();
+    ground(&mut world, 0.8, 0.0);
+    let (c, r) = (0.02, 0.5);
+    let body = world.create_body(BodyDef {
+        position: Vec3::new(0.0, r, 0.0),
+        linear_velocity: Vec3::new(3.0, 0.0, 0.0),
+        // Already rolling: ω = v/r about −z for motion along +x.
+        angular_velocity: Vec3::new(0.0, 0.0, -3.0 / r),
+        ..BodyDef::default()
+    });
+    world
+        .add_collider(
+            body,
+            ColliderDef::new(Shape::sphere(r))
+                .with_friction(0.8)
+                .with_rolling_resistance(c),
+        )
+        .unwrap();
+    run(&mut world, 30);
+    let v1 = world.body(body).unwrap().linear_velocity().x;
+    run(&mut world, 60);
+    let v2 = world.body(body).unwrap().linear_velocity().x;
+    let measured = v2 - v1;
+    let expected = -5.0 / 7.0 * c * 9.81 / r;
+    assert!(
+        (measured - expected).abs() < 0.05 * expected.abs(),
+        "a = {measured}, expected {expected}"
+    );
+}

@@ -10,6 +10,7 @@ use std::collections::HashMap;
 
 use super::body::NULL;
 use super::broad_phase::DeterministicBuildHasher;
+use super::collider::MixedMaterial;
 use super::math::Vec3;
 use super::narrow_phase::{ManifoldPoint, MAX_MANIFOLD_POINTS};
 
@@ -71,8 +72,9 @@ pub struct Contact {
     pub(crate) normal: Vec3,
     pub(crate) points: [ContactPoint; MAX_MANIFOLD_POINTS],
     pub(crate) count: usize,
-    pub(crate) friction: f32,
-    pub(crate) restitution: f32,
+    pub(crate) material: MixedMaterial,
+    /// Accumulated rolling-resistance angular impulse of the last step, N·m·s.
+    pub(crate) rolling_impulse: Vec3,
     /// Has manifold points this step.
     pub(crate) touching: bool,
     /// Index of this contact in the dense list of live contacts.
@@ -114,12 +116,17 @@ impl Contact {
 
     /// Mixed friction coefficient.
     pub fn friction(&self) -> f32 {
-        self.friction
+        self.material.friction
     }
 
     /// Mixed restitution.
     pub fn restitution(&self) -> f32 {
-        self.restitution
+        self.material.restitution
+    }
+
+    /// Mixed rolling resistance, m.
+    pub fn rolling_resistance(&self) -> f32 {
+        self.material.rolling_resistance
     }
 
     /// True when the manifold has points (touching or within the speculative margin).
@@ -176,8 +183,7 @@ impl ContactSet {
         collider_b: u32,
         body_a: u32,
         body_b: u32,
-        friction: f32,
-        restitution: f32,
+        material: MixedMaterial,
     ) -> u32 {
         let edge = |body| ContactEdge {
             body,
@@ -191,8 +197,8 @@ impl ContactSet {
             normal: Vec3::ZERO,
             points: [ContactPoint::default(); MAX_MANIFOLD_POINTS],
             count: 0,
-            friction,
-            restitution,
+            material,
+            rolling_impulse: Vec3::ZERO,
             touching: false,
             dense_index: self.active.len() as u32,
             alive: true,

@@ -38,6 +38,7 @@
 //! bodies they meet at one shared point, so linear and angular momentum are conserved
 //! exactly (see `current_anchors`).
 
+use super::collider::MixedMaterial;
 use super::math::{orthonormal_basis, Mat3, Quat, Vec3};
 use super::narrow_phase::MAX_MANIFOLD_POINTS;
 
@@ -157,11 +158,31 @@ pub(crate) struct ContactConstraint {
     pub tangents: [Vec3; 2],
     pub friction: f32,
     pub restitution: f32,
+    /// Lever arm of the rolling resistance torque, m.
+    pub rolling_resistance: f32,
+    /// (I_a⁻¹ + I_b⁻¹)⁻¹, the effective mass for relative rotation.
+    pub rolling_mass: Mat3,
+    /// Accumulated rolling resistance angular impulse, N·m·s.
+    pub rolling_impulse: Vec3,
     pub softness: Softness,
     /// Both bodies dynamic: impulses act at one shared point (see `current_anchors`).
     pub shared_point: bool,
     pub points: [ConstraintPoint; MAX_MANIFOLD_POINTS],
     pub count: usize,
+}
+
+/// What a constraint is built from, besides its points.
+pub(crate) struct ConstraintShared {
+    /// Id of the contact.
+    pub contact: u32,
+    /// World normal from A to B.
+    pub normal: Vec3,
+    /// Mixed surface properties.
+    pub material: MixedMaterial,
+    /// Rolling impulse carried over from the last step.
+    pub rolling_impulse: Vec3,
+    pub softness: Softness,
+    pub warm_start: bool,
 }
 
 /// What a constraint is built from: a manifold point with its carried-over impulses.
@@ -175,18 +196,14 @@ pub(crate) struct PointInput {
 
 impl ContactConstraint {
     /// Builds the constraint: anchors, effective masses and warm-start impulses.
-    #[allow(clippy::too_many_arguments)]
     pub fn prepare(
-        contact: u32,
         (index_a, a, center_a): (u32, &SolverBody, Vec3),
         (index_b, b, center_b): (u32, &SolverBody, Vec3),
-        normal: Vec3,
         inputs: &[PointInput],
-        friction: f32,
-        restitution: f32,
-        softness: Softness,
-        warm_start: bool,
+        shared: &ConstraintShared,
     ) -> ContactConstraint {
+        let normal = shared.normal;
+        let warm_start = shared.warm_start;
         let tangents = {
             let (t1, t2) = orthonormal_basis(normal);
             [t1, t2]
@@ -227,15 +244,30 @@ impl ContactConstraint {
                 relative_velocity: dv.dot(normal),
             };
         }
+        // Rolling resistance acts on the relative angular velocity: K = I_a⁻¹ + I_b⁻¹.
+        let rolling_k = a.inv_inertia + b.inv_inertia;
+        let rolling_mass =
+            if shared.material.rolling_resistance > 0.0 && rolling_k.determinant().abs() > 1e-12 {
+                rolling_k.inverse()
+            } else {
+                Mat3::ZERO
+            };
         ContactConstraint {
             body_a: index_a,
             body_b: index_b,
-            contact,
+            contact: shared.contact,
             normal,
             tangents,
-            friction,
-            restitution,
-            softness,
+            friction: shared.material.friction,
+            restitution: shared.material.restitution,
+            rolling_resistance: shared.material.rolling_resistance,
+            rolling_mass,
+            rolling_impulse: if warm_start {
+                shared.rolling_impulse
+            } else {
+                Vec3::ZERO
+            },
+            softness: shared.softness,
             shared_point: a.inv_mass > 0.0 && b.inv_mass > 0.0,
             points,
             count: inputs.len().min(MAX_MANIFOLD_POINTS),
@@ -361,6 +393,8 @@ pub(crate) fn warm_start(bodies: &mut [SolverBody], constraints: &[ContactConstr
                 let impulse = c.normal * p.normal_impulse + c.tangent_impulse_world(p);
                 apply(a, b, ra, rb, impulse);
             }
+            a.angular_velocity -= a.inv_inertia * c.rolling_impulse;
+            b.angular_velocity += b.inv_inertia * c.rolling_impulse;
         });
     }
 }
@@ -376,7 +410,8 @@ pub(crate) fn solve_contacts(
     for c in constraints.iter_mut() {
         let (normal, tangents, friction, soft) = (c.normal, c.tangents, c.friction, c.softness);
         let (count, shared) = (c.count, c.shared_point);
-        with_pair(bodies, c.body_a, c.body_b, |a, b| {
+        let (ia, ib) = (c.body_a, c.body_b);
+        with_pair(bodies, ia, ib, |a, b| {
             for p in &mut c.points[..count] {
                 let (ra, rb, separation) = current_anchors(p, a, b, normal, shared);
                 let (bias, mass_scale, impulse_scale) = if separation > 0.0 {
@@ -420,6 +455,22 @@ pub(crate) fn solve_contacts(
                 p.tangent_impulse = new;
                 let impulse = tangents[0] * (new[0] - old[0]) + tangents[1] * (new[1] - old[1]);
                 apply(a, b, ra, rb, impulse);
+            }
+            if c.rolling_resistance > 0.0 {
+                // Rolling resistance: an angular impulse against the relative spin, at most
+                // (lever arm × total normal impulse), like Coulomb friction for rotation.
+                let total_normal: f32 = c.points[..count].iter().map(|p| p.normal_impulse).sum();
+                let max = c.rolling_resistance * total_normal;
+                let old = c.rolling_impulse;
+                let spin = b.angular_velocity - a.angular_velocity;
+                let mut new = old - c.rolling_mass * spin;
+                if new.length_squared() > max * max {
+                    new = new.normalize_or_zero() * max;
+                }
+                c.rolling_impulse = new;
+                let delta = new - old;
+                a.angular_velocity -= a.inv_inertia * delta;
+                b.angular_velocity += b.inv_inertia * delta;
             }
         });
     }
@@ -499,16 +550,19 @@ mod tests {
             tangent_impulse: Vec3::ZERO,
         };
         let soft = Softness::new(0.0, 0.0, 0.01);
+        let shared = ConstraintShared {
+            contact: 0,
+            normal: Vec3::X,
+            material: MixedMaterial::default(),
+            rolling_impulse: Vec3::ZERO,
+            softness: soft,
+            warm_start: true,
+        };
         let mut c = [ContactConstraint::prepare(
-            0,
             (1, &bodies[1], Vec3::new(-0.5, 0.0, 0.0)),
             (2, &bodies[2], Vec3::new(0.5, 0.0, 0.0)),
-            Vec3::X,
             &[input],
-            0.0,
-            0.0,
-            soft,
-            true,
+            &shared,
         )];
         let ctx = StepContext {
             h: 0.01,

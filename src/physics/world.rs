@@ -9,7 +9,7 @@ use super::body::{Body, BodyType, NULL};
 use super::broad_phase::brute_force::BruteForce;
 use super::broad_phase::dynamic_tree::DynamicTree;
 use super::broad_phase::{BroadPhase, BroadPhaseNode};
-use super::collider::{mix_friction, mix_restitution, Collider};
+use super::collider::{Collider, MixedMaterial};
 use super::constants::*;
 use super::contact::{Contact, ContactSet};
 use super::handle::{Arena, Handle};
@@ -17,7 +17,9 @@ use super::island::SleepIslands;
 use super::math::{Isometry, Vec3};
 use super::narrow_phase::{collide, Scratch};
 use super::profile::{StepCounters, StepProfile};
-use super::solver::{self, ContactConstraint, PointInput, Softness, SolverBody, StepContext};
+use super::solver::{
+    self, ConstraintShared, ContactConstraint, PointInput, Softness, SolverBody, StepContext,
+};
 
 /// Handle of a body: stale (finds nothing) once the body is removed.
 pub type BodyHandle = Handle<Body>;
@@ -318,12 +320,9 @@ impl World {
         if !body_a.is_dynamic() && !body_b.is_dynamic() {
             return;
         }
-        let friction = mix_friction(col_a.friction, col_b.friction);
-        let restitution = mix_restitution(col_a.restitution, col_b.restitution);
+        let material = MixedMaterial::of(col_a, col_b);
         let (body_a, body_b) = (col_a.body, col_b.body);
-        let id = self
-            .contacts
-            .create(ca, cb, body_a, body_b, friction, restitution);
+        let id = self.contacts.create(ca, cb, body_a, body_b, material);
         self.link_contact(id);
     }
 
@@ -622,16 +621,19 @@ impl World {
             };
             let sa = &scratch.solver_bodies[ia as usize];
             let sb = &scratch.solver_bodies[ib as usize];
+            let shared = ConstraintShared {
+                contact: id,
+                normal: c.normal,
+                material: c.material,
+                rolling_impulse: c.rolling_impulse,
+                softness,
+                warm_start: settings.enable_warm_starting,
+            };
             scratch.constraints.push(ContactConstraint::prepare(
-                id,
                 (ia, sa, body_a.center),
                 (ib, sb, body_b.center),
-                c.normal,
                 &scratch.points,
-                c.friction,
-                c.restitution,
-                softness,
-                settings.enable_warm_starting,
+                &shared,
             ));
         }
     }
@@ -640,6 +642,7 @@ impl World {
     fn store_impulses(&mut self) {
         for c in &self.scratch.constraints {
             let contact = &mut self.contacts.slots[c.contact as usize];
+            contact.rolling_impulse = c.rolling_impulse;
             for (dst, src) in contact.points.iter_mut().zip(&c.points[..c.count]) {
                 dst.normal_impulse = src.normal_impulse;
                 dst.tangent_impulse = c.tangent_impulse_world(src);

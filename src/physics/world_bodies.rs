@@ -7,7 +7,7 @@
 use std::fmt;
 
 use super::body::{normalized_exactly, Body, BodyDef, BodyType, NULL};
-use super::collider::{mix_friction, mix_restitution, Collider, ColliderDef};
+use super::collider::{Collider, ColliderDef, MixedMaterial};
 use super::math::{is_finite_vec, Isometry, Mat3, Quat, Vec3};
 use super::shape::{MassProperties, Shape};
 use super::world::{BodyHandle, ColliderHandle, World};
@@ -102,6 +102,12 @@ fn validate_collider_def(def: &ColliderDef) -> Result<(), String> {
             def.restitution
         ));
     }
+    if !(def.rolling_resistance.is_finite() && def.rolling_resistance >= 0.0) {
+        return Err(format!(
+            "rolling_resistance must be zero or positive, got {}",
+            def.rolling_resistance
+        ));
+    }
     if !(def.density.is_finite() && def.density >= 0.0) {
         return Err(format!(
             "density must be zero or positive, got {}",
@@ -176,6 +182,7 @@ impl World {
             friction: def.friction,
             restitution: def.restitution,
             density: def.density,
+            rolling_resistance: def.rolling_resistance,
             proxy: NULL,
             world_pose: Isometry::IDENTITY,
             aabb: super::aabb::Aabb::new(Vec3::ZERO, Vec3::ZERO),
@@ -498,29 +505,32 @@ impl World {
         true
     }
 
-    /// Changes a collider's material; contacts pick up the new mixed values, mass is
-    /// recomputed, the body woken.
+    /// Changes a collider's material (friction, restitution, density, rolling resistance
+    /// from `material`; its shape and pose are kept). Contacts pick up the new mixed values,
+    /// mass is recomputed, the body woken.
     pub fn set_collider_material(
         &mut self,
         handle: ColliderHandle,
-        friction: f32,
-        restitution: f32,
-        density: f32,
+        material: &ColliderDef,
     ) -> Result<(), ColliderError> {
         let collider = self
             .colliders
             .get(handle)
             .ok_or(ColliderError::StaleCollider)?;
-        let mut def = collider.to_def();
-        def.friction = friction;
-        def.restitution = restitution;
-        def.density = density;
+        let def = ColliderDef {
+            friction: material.friction,
+            restitution: material.restitution,
+            density: material.density,
+            rolling_resistance: material.rolling_resistance,
+            ..collider.to_def()
+        };
         validate_collider_def(&def).map_err(ColliderError::Invalid)?;
         let body = collider.body;
         if let Some(c) = self.colliders.get_mut(handle) {
-            c.friction = friction;
-            c.restitution = restitution;
-            c.density = density;
+            c.friction = def.friction;
+            c.restitution = def.restitution;
+            c.density = def.density;
+            c.rolling_resistance = def.rolling_resistance;
         }
         let mut ids = Vec::new();
         self.body_contacts(body, &mut ids);
@@ -535,13 +545,8 @@ impl World {
             let (Some(a), Some(b)) = (self.colliders.at(ca), self.colliders.at(cb)) else {
                 continue;
             };
-            let (f, r) = (
-                mix_friction(a.friction, b.friction),
-                mix_restitution(a.restitution, b.restitution),
-            );
-            let c = &mut self.contacts.slots[id as usize];
-            c.friction = f;
-            c.restitution = r;
+            let mixed = MixedMaterial::of(a, b);
+            self.contacts.slots[id as usize].material = mixed;
         }
         self.update_mass(body);
         self.wake_body_index(body);

@@ -232,6 +232,7 @@ fn material(name: &str, m: &MaterialDesc) -> Result<(), String> {
     non_negative(&field("friction"), m.friction)?;
     unit_interval(&field("restitution"), m.restitution)?;
     non_negative(&field("density"), m.density)?;
+    non_negative(&field("rolling_resistance"), m.rolling_resistance)?;
     Ok(())
 }
 
@@ -271,6 +272,10 @@ fn collider(
         friction: non_negative("friction", desc.friction.unwrap_or(base.friction))?,
         restitution: unit_interval("restitution", desc.restitution.unwrap_or(base.restitution))?,
         density: non_negative("density", desc.density.unwrap_or(base.density))?,
+        rolling_resistance: non_negative(
+            "rolling_resistance",
+            desc.rolling_resistance.unwrap_or(base.rolling_resistance),
+        )?,
         user_data: 0,
     })
 }

@@ -86,6 +86,8 @@ pub fn to_scene_file(
                     friction: Some(c.friction()),
                     restitution: Some(c.restitution()),
                     density: Some(c.density()),
+                    rolling_resistance: (c.rolling_resistance() != 0.0)
+                        .then_some(c.rolling_resistance()),
                 })
                 .collect();
             BodyDesc {

@@ -123,6 +123,8 @@ pub struct MaterialDesc {
     pub restitution: f32,
     /// Density, kg/m³ (a 1 m cube of density 1 weighs 1 kg).
     pub density: f32,
+    /// Rolling resistance, m (0 = balls roll forever).
+    pub rolling_resistance: f32,
 }
 
 impl Default for MaterialDesc {
@@ -131,6 +133,7 @@ impl Default for MaterialDesc {
             friction: 0.6,
             restitution: 0.0,
             density: 1.0,
+            rolling_resistance: 0.0,
         }
     }
 }
@@ -239,6 +242,9 @@ pub struct ColliderDesc {
     /// Overrides the material's density.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub density: Option<f32>,
+    /// Overrides the material's rolling resistance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rolling_resistance: Option<f32>,
 }
 
 impl ColliderDesc {
@@ -252,12 +258,13 @@ impl ColliderDesc {
             friction: None,
             restitution: None,
             density: None,
+            rolling_resistance: None,
         }
     }
 }
 
 /// A body.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BodyDesc {
     /// Unique name (optional).
@@ -299,6 +306,27 @@ pub struct BodyDesc {
     /// Its colliders (several make a compound body).
     #[serde(default)]
     pub colliders: Vec<ColliderDesc>,
+}
+
+impl Default for BodyDesc {
+    /// The same defaults a file gets for missing fields.
+    fn default() -> Self {
+        Self {
+            name: None,
+            kind: Kind::Dynamic,
+            position: (0.0, 0.0, 0.0),
+            rotation: Rotation::default(),
+            linear_velocity: (0.0, 0.0, 0.0),
+            angular_velocity: (0.0, 0.0, 0.0),
+            linear_damping: 0.0,
+            angular_damping: 0.0,
+            gravity_scale: 1.0,
+            can_sleep: true,
+            awake: true,
+            color: None,
+            colliders: Vec::new(),
+        }
+    }
 }
 
 /// Patterns that expand into bodies named `kind[i]` (`pyramid[12]`).

@@ -57,14 +57,17 @@ pub fn parse(text: &str, file: &str) -> Result<SceneFile, SceneError> {
         })
 }
 
-/// A friendlier wording of RON's error codes.
+/// A friendlier wording of RON's error codes: lower case like the rest of our messages, a
+/// missing space restored, and a hint for an unclosed bracket.
 fn describe_ron_error(code: &ron::Error) -> String {
-    let text = code.to_string();
-    match code {
-        ron::Error::Eof => {
-            "unexpected end of file (a bracket or parenthesis is not closed?)".into()
-        }
-        _ => text,
+    if let ron::Error::Eof = code {
+        return "unexpected end of file (a bracket or parenthesis is not closed?)".into();
+    }
+    let text = code.to_string().replace("`in `", "` in `");
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => text,
     }
 }
 

@@ -1,0 +1,226 @@
+//! The real binary: malformed and invalid scenes give exit status 2 and a clear message on
+//! stderr, never a panic; headless runs are deterministic.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn impulse(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_impulse"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run impulse")
+}
+
+/// A fresh temporary directory for this test.
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("impulse-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+const BALL: &str = "colliders: [(shape: Sphere(radius: 0.5))]";
+
+#[test]
+fn bad_scenes_exit_2_with_a_message() {
+    let dir = temp_dir("bad");
+    // (scene text, what stderr must contain)
+    let cases: Vec<(String, &str)> = vec![
+        ("Scene(\n    bodies: [\n        (position: (1.0, 2.0, 3.0),\n    ],\n)".into(), "bad.ron:4:"),
+        ("Scene(bodiez: [])".into(), "bodiez"),
+        ("Scene(settings: (gravity: \"down\"))".into(), "bad.ron:1:"),
+        ("Scene(bodies: [(name: \"ball\", colors: (1.0, 0.0, 0.0))])".into(), "colors"),
+        ("Scene(bodies: [(name: \"tiny\", colliders: [(shape: Sphere(radius: 0.0))])])".into(), "body \"tiny\": collider 0: Sphere radius must be greater than 0"),
+        ("Scene(bodies: [(colliders: [(shape: Cuboid(half_extents: (1.0, -1.0, 1.0)))])])".into(), "bodies[0]: collider 0: Cuboid half_extents.y must be greater than 0"),
+        (format!("Scene(bodies: [(name: \"heavy\", {BALL}), (name: \"lead\", colliders: [(shape: Sphere(radius: 1.0), density: -2.0)])])"), "body \"lead\": collider 0: density must be 0 or more, got -2"),
+        ("Scene(bodies: [(name: \"far\", position: (inf, 0.0, 0.0))])".into(), "body \"far\": position.x must be a finite number"),
+        ("Scene(bodies: [(name: \"nan\", linear_velocity: (0.0, NaN, 0.0))])".into(), "linear_velocity.y must be a finite number"),
+        ("Scene(bodies: [(name: \"slick\", colliders: [(shape: Sphere(radius: 1.0), friction: -0.1)])])".into(), "body \"slick\": collider 0: friction must be 0 or more"),
+        ("Scene(bodies: [(name: \"super ball\", colliders: [(shape: Sphere(radius: 1.0), restitution: 1.5)])])".into(), "restitution must be between 0 and 1, got 1.5"),
+        (format!("Scene(bodies: [(name: \"twin\", {BALL}), (name: \"twin\", {BALL})])"), "body name \"twin\" is used twice"),
+        ("Scene(materials: {\"wood\": ()}, bodies: [(name: \"b\", colliders: [(shape: Sphere(radius: 1.0), material: \"steel\")])])".into(), "material \"steel\" is not defined (known: \"wood\")"),
+        ("Scene(bodies: [(name: \"flat\", colliders: [(shape: Hull(points: [(0.0, 0.0, 0.0), (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (1.0, 1.0, 0.0)]))])])".into(), "body \"flat\": collider 0: Hull points: a convex hull needs"),
+        ("Scene(bodies: [(name: \"three\", colliders: [(shape: Hull(points: [(0.0, 0.0, 0.0), (1.0, 0.0, 0.0), (0.0, 1.0, 0.0)]))])])".into(), "body \"three\": collider 0: Hull points"),
+        ("Scene(bodies: [(name: \"floor\", colliders: [(shape: Plane(normal: (0.0, 1.0, 0.0)))])])".into(), "a Plane can only belong to a Static body"),
+        ("Scene(settings: (timestep: 0.0))".into(), "settings.timestep must be greater than 0"),
+        ("Scene(generators: [Pyramid(base: 100000)])".into(), "at most 100000"),
+        ("Scene(bodies: [(rotation: Quat(0.0, 0.0, 0.0, 0.0))])".into(), "quaternion must not be zero"),
+        ("".into(), "bad.ron"),
+    ];
+    for (i, (text, expected)) in cases.iter().enumerate() {
+        let path = dir.join("bad.ron");
+        std::fs::write(&path, text).unwrap();
+        let out = impulse(&["run", path.to_str().unwrap(), "--steps", "1"]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "case {i}: exit status for {text:?}; stderr: {stderr}"
+        );
+        assert!(
+            stderr.contains(expected),
+            "case {i}: stderr {stderr:?} lacks {expected:?}"
+        );
+        assert!(!stderr.contains("panicked"), "case {i} panicked: {stderr}");
+        // The message starts with the file name so editors can jump to it.
+        assert!(
+            stderr.contains(path.to_str().unwrap()),
+            "case {i}: no file name in {stderr:?}"
+        );
+    }
+}
+
+#[test]
+fn missing_file_and_bad_usage_exit_2() {
+    let out = impulse(&["run", "no/such/scene.ron", "--steps", "5"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no/such/scene.ron: cannot read the file")
+    );
+    // --steps is required.
+    let out = impulse(&["run", "scenes/pyramid.ron"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--steps"));
+    let out = impulse(&[
+        "run",
+        "scenes/pyramid.ron",
+        "--steps",
+        "5",
+        "--dump-every",
+        "0",
+        "--dump",
+        "/dev/null",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = impulse(&["--help"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Examples:"));
+}
+
+#[test]
+fn two_runs_of_the_pyramid_give_identical_dumps() {
+    let dir = temp_dir("determinism");
+    let (a, b) = (dir.join("a.json"), dir.join("b.json"));
+    for path in [&a, &b] {
+        let out = impulse(&[
+            "run",
+            "scenes/pyramid.ron",
+            "--steps",
+            "300",
+            "--dump",
+            path.to_str().unwrap(),
+        ]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let (ta, tb) = (
+        std::fs::read_to_string(&a).unwrap(),
+        std::fs::read_to_string(&b).unwrap(),
+    );
+    assert_eq!(ta, tb);
+    let json: serde_json::Value = serde_json::from_str(&ta).unwrap();
+    assert_eq!(json["steps"], 300);
+    assert_eq!(json["bodies"].as_array().unwrap().len(), 211);
+    assert_eq!(json["bodies"][1]["name"], "pyramid[0]");
+    for key in [
+        "position",
+        "rotation",
+        "linear_velocity",
+        "angular_velocity",
+        "sleeping",
+    ] {
+        assert!(!json["bodies"][1][key].is_null(), "missing {key}");
+    }
+    assert!(json["contact_points"].as_u64().unwrap() > 0);
+    assert!(json["kinetic_energy"].as_f64().is_some());
+}
+
+#[test]
+fn dump_every_writes_one_line_per_k_steps() {
+    let dir = temp_dir("every");
+    let path = dir.join("trace.jsonl");
+    let out = impulse(&[
+        "run",
+        "scenes/bounce.ron",
+        "--steps",
+        "100",
+        "--dump",
+        path.to_str().unwrap(),
+        "--dump-every",
+        "10",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let lines: Vec<_> = text.lines().collect();
+    assert_eq!(lines.len(), 10);
+    let last: serde_json::Value = serde_json::from_str(lines[9]).unwrap();
+    assert_eq!(last["steps"], 100);
+    // The summary line names the scene and the step count.
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("scenes/bounce.ron: 100 steps"), "{stdout}");
+}
+
+#[test]
+fn bench_and_stress_report() {
+    let out = impulse(&[
+        "bench",
+        "scenes/stack.ron",
+        "--steps",
+        "20",
+        "--warmup",
+        "5",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["bodies"], 21);
+    let step = &json["step_ms"];
+    let (mean, median, p95, max) = (
+        step["mean"].as_f64().unwrap(),
+        step["median"].as_f64().unwrap(),
+        step["p95"].as_f64().unwrap(),
+        step["max"].as_f64().unwrap(),
+    );
+    assert!(median <= p95 && p95 <= max && mean <= max && mean > 0.0);
+    for phase in [
+        "broad_phase",
+        "narrow_phase",
+        "solver",
+        "integration",
+        "islands",
+    ] {
+        assert!(
+            json["phase_mean_ms"][phase].as_f64().is_some(),
+            "missing {phase}"
+        );
+    }
+    // A tiny budget stops the stress test after the first 30-step window.
+    let dir = temp_dir("stress");
+    let csv = dir.join("stress.csv");
+    let out = impulse(&[
+        "stress",
+        "--budget-ms",
+        "0.000001",
+        "--csv",
+        csv.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    // 5 walls/floor + 4 bodies per step × 30 steps.
+    assert!(
+        stdout.contains("reached 125 bodies after 30 steps"),
+        "{stdout}"
+    );
+    let rows = std::fs::read_to_string(&csv).unwrap();
+    assert_eq!(rows.lines().count(), 31);
+    assert!(rows.starts_with("step,bodies,step_ms"));
+}

@@ -1,0 +1,206 @@
+//! Debug layers drawn as lines over the solids: wireframes, AABBs, broad-phase tree nodes,
+//! contacts, velocities, centres of mass, selection outline.
+
+use macroquad::prelude::*;
+
+use crate::physics::aabb::Aabb;
+use crate::physics::broad_phase::BroadPhaseNode;
+use crate::physics::{Isometry, Shape, World};
+
+/// The debug layers, each a toggle.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Layers {
+    /// Collider wireframes.
+    pub colliders: bool,
+    /// Colliders touching in the narrow phase drawn red.
+    pub touching: bool,
+    /// Tight AABBs.
+    pub aabbs: bool,
+    /// Broad-phase tree nodes by depth; nodes whose children overlap in red.
+    pub tree: bool,
+    /// Contact points with normals (length by impulse).
+    pub contacts: bool,
+    /// Linear (cyan) and angular (magenta) velocity arrows.
+    pub velocities: bool,
+    /// Centres of mass.
+    pub centers: bool,
+    /// Bodies coloured by island.
+    pub islands: bool,
+}
+
+impl Layers {
+    /// Every layer name the command line accepts.
+    pub const NAMES: [&'static str; 8] = ["colliders", "touching", "aabbs", "tree", "contacts", "velocities", "centers", "islands"];
+
+    /// Turns on the layers named in `names` (e.g. from `--draw contacts,tree`).
+    pub fn parse(names: &[String]) -> Result<Layers, String> {
+        let mut layers = Layers::default();
+        for name in names.iter().map(|n| n.trim().to_lowercase()).filter(|n| !n.is_empty()) {
+            match name.as_str() {
+                "colliders" | "wireframe" => layers.colliders = true,
+                "touching" => layers.touching = true,
+                "aabbs" | "aabb" => layers.aabbs = true,
+                "tree" | "broadphase" => layers.tree = true,
+                "contacts" => layers.contacts = true,
+                "velocities" | "velocity" => layers.velocities = true,
+                "centers" | "centres" | "com" => layers.centers = true,
+                "islands" => layers.islands = true,
+                "all" => {
+                    layers = Layers {
+                        colliders: true,
+                        touching: true,
+                        aabbs: true,
+                        tree: true,
+                        contacts: true,
+                        velocities: true,
+                        centers: true,
+                        islands: true,
+                    }
+                }
+                other => {
+                    return Err(format!(
+                        "unknown debug layer `{other}` (known: {}, all)",
+                        Layers::NAMES.join(", ")
+                    ))
+                }
+            }
+        }
+        Ok(layers)
+    }
+}
+
+/// The twelve edges of a box given by its eight corners (index bits x, y, z).
+const BOX_EDGES: [(usize, usize); 12] = [(0, 1), (2, 3), (4, 5), (6, 7), (0, 2), (1, 3), (4, 6), (5, 7), (0, 4), (1, 5), (2, 6), (3, 7)];
+
+/// Draws the edges of an axis-aligned box.
+pub fn aabb(b: &Aabb, color: Color) {
+    let corner = |k: usize| {
+        Vec3::new(
+            if k & 1 == 0 { b.min.x } else { b.max.x },
+            if k & 2 == 0 { b.min.y } else { b.max.y },
+            if k & 4 == 0 { b.min.z } else { b.max.z },
+        )
+    };
+    for (i, j) in BOX_EDGES {
+        draw_line_3d(corner(i), corner(j), color);
+    }
+}
+
+/// A circle of `radius` around `center` in the plane spanned by `u` and `v`.
+fn circle(center: Vec3, u: Vec3, v: Vec3, radius: f32, color: Color) {
+    let n = 24;
+    let point = |k: usize| {
+        let a = std::f32::consts::TAU * k as f32 / n as f32;
+        center + (u * a.cos() + v * a.sin()) * radius
+    };
+    for k in 0..n {
+        draw_line_3d(point(k), point(k + 1), color);
+    }
+}
+
+/// Draws a collider's outline.
+pub fn wireframe(shape: &Shape, pose: &Isometry, color: Color) {
+    let (x, y, z) = (pose.rotation * Vec3::X, pose.rotation * Vec3::Y, pose.rotation * Vec3::Z);
+    let c = pose.translation;
+    match shape {
+        Shape::Sphere { radius } => {
+            circle(c, x, y, *radius, color);
+            circle(c, y, z, *radius, color);
+            circle(c, z, x, *radius, color);
+        }
+        Shape::Cuboid { half_extents } => {
+            let h = *half_extents;
+            let corner = |k: usize| {
+                pose.transform_point(Vec3::new(
+                    if k & 1 == 0 { -h.x } else { h.x },
+                    if k & 2 == 0 { -h.y } else { h.y },
+                    if k & 4 == 0 { -h.z } else { h.z },
+                ))
+            };
+            for (i, j) in BOX_EDGES {
+                draw_line_3d(corner(i), corner(j), color);
+            }
+        }
+        Shape::Capsule {
+            half_height,
+            radius,
+        } => {
+            let (top, bottom) = (c + y * *half_height, c - y * *half_height);
+            circle(top, x, z, *radius, color);
+            circle(bottom, x, z, *radius, color);
+            circle(top, x, y, *radius, color);
+            circle(bottom, x, y, *radius, color);
+            for side in [x, -x, z, -z] {
+                draw_line_3d(top + side * *radius, bottom + side * *radius, color);
+            }
+        }
+        Shape::ConvexHull(hull) => {
+            for pair in hull.edges.chunks(2) {
+                let (a, b) = (hull.vertices[pair[0].origin as usize], hull.vertices[pair[1].origin as usize]);
+                draw_line_3d(pose.transform_point(a), pose.transform_point(b), color);
+            }
+        }
+        Shape::Plane { .. } => {}
+    }
+}
+
+/// A line with a small head.
+pub fn arrow(from: Vec3, to: Vec3, color: Color) {
+    draw_line_3d(from, to, color);
+    let dir = to - from;
+    let len = dir.length();
+    if len < 1e-4 {
+        return;
+    }
+    let d = dir / len;
+    let side = d.any_orthonormal_vector() * len.min(1.0) * 0.08;
+    let back = to - d * len.min(1.0) * 0.15;
+    draw_line_3d(to, back + side, color);
+    draw_line_3d(to, back - side, color);
+}
+
+/// A small three-axis cross.
+pub fn cross(p: Vec3, size: f32, color: Color) {
+    draw_line_3d(p - Vec3::X * size, p + Vec3::X * size, color);
+    draw_line_3d(p - Vec3::Y * size, p + Vec3::Y * size, color);
+    draw_line_3d(p - Vec3::Z * size, p + Vec3::Z * size, color);
+}
+
+/// A colour for tree depth `depth`: from blue at the root to green at the leaves' level.
+fn depth_color(depth: u32) -> Color {
+    let t = (depth as f32 / 12.0).min(1.0);
+    Color::new(0.25 + 0.2 * t, 0.45 + 0.45 * t, 1.0 - 0.6 * t, 0.75)
+}
+
+/// Draws the broad phase's nodes: internal nodes by depth, red where their children
+/// overlap; leaves (fat AABBs) thin grey.
+pub fn tree(nodes: &[BroadPhaseNode]) {
+    for node in nodes {
+        // Huge boxes (planes) would only cover the screen.
+        if node.aabb.half_extents().max_element() > 500.0 {
+            continue;
+        }
+        let color = if node.is_leaf {
+            Color::new(0.7, 0.7, 0.7, 0.5)
+        } else if node.children_overlap {
+            Color::new(1.0, 0.2, 0.2, 0.8)
+        } else {
+            depth_color(node.depth)
+        };
+        aabb(&node.aabb, color);
+    }
+}
+
+/// Contact points as crosses, normals as arrows whose length grows with the impulse.
+pub fn contacts(world: &World) {
+    for contact in world.contacts().filter(|c| c.is_touching()) {
+        for p in contact.points() {
+            let point = p.point();
+            let penetrating = p.depth >= 0.0;
+            let color = if penetrating { Color::new(1.0, 0.9, 0.1, 1.0) } else { Color::new(0.6, 0.6, 0.6, 0.8) };
+            cross(point, 0.05, color);
+            let length = 0.15 + (p.normal_impulse * 4.0).min(1.5);
+            arrow(point, point + contact.normal() * length, Color::new(1.0, 0.55, 0.1, 1.0));
+        }
+    }
+}

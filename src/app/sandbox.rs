@@ -1,0 +1,456 @@
+//! The sandbox's state and actions, apart from drawing: the loaded scene, simulation
+//! control, selection, spawning, editing, dragging, loading, saving and hot reload.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use macroquad::prelude::*;
+
+use crate::physics::shape::ConvexHull;
+use crate::physics::{BodyDef, BodyHandle, BodyType, ColliderDef, Isometry, Quat, Shape, World};
+use crate::scene::schema::{CameraDesc, Color as SceneColor};
+use crate::scene::{self, save, BodyMeta, Scene, SceneError};
+
+/// Where a scene came from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Source {
+    /// The compiled-in default scene.
+    Default,
+    /// A file on disk (watched for changes).
+    File(PathBuf),
+}
+
+impl Source {
+    /// A short name for the title and panel.
+    pub fn label(&self) -> String {
+        match self {
+            Source::Default => "default scene".into(),
+            Source::File(p) => p.display().to_string(),
+        }
+    }
+}
+
+/// Shapes the spawn panel offers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SpawnShape {
+    /// A ball.
+    Sphere,
+    /// A cube.
+    Box,
+    /// A capsule.
+    Capsule,
+    /// A square pyramid.
+    Pyramid,
+    /// A triangular prism.
+    Prism,
+    /// A random-looking gem (hull of a point cloud).
+    Hull,
+}
+
+impl SpawnShape {
+    /// All, in menu order.
+    pub const ALL: [SpawnShape; 6] = [SpawnShape::Sphere, SpawnShape::Box, SpawnShape::Capsule, SpawnShape::Pyramid, SpawnShape::Prism, SpawnShape::Hull];
+
+    /// Menu label.
+    pub fn label(self) -> &'static str {
+        match self {
+            SpawnShape::Sphere => "Sphere",
+            SpawnShape::Box => "Box",
+            SpawnShape::Capsule => "Capsule",
+            SpawnShape::Pyramid => "Pyramid",
+            SpawnShape::Prism => "Prism",
+            SpawnShape::Hull => "Hull",
+        }
+    }
+
+    /// The shape with characteristic size `size` (m).
+    pub fn shape(self, size: f32) -> Shape {
+        let s = size.max(0.05);
+        match self {
+            SpawnShape::Sphere => Shape::sphere(s),
+            SpawnShape::Box => Shape::cuboid(Vec3::splat(s)),
+            SpawnShape::Capsule => Shape::capsule(s, 0.6 * s),
+            SpawnShape::Pyramid => Shape::ConvexHull(Arc::new(ConvexHull::square_pyramid(s, 1.6 * s))),
+            SpawnShape::Prism => Shape::ConvexHull(Arc::new(ConvexHull::triangular_prism(s, 1.4 * s, 0.8 * s))),
+            SpawnShape::Hull => {
+                // An elongated octahedron with two shaved corners.
+                let p = [
+                    Vec3::new(0.0, 1.3, 0.0),
+                    Vec3::new(0.0, -1.3, 0.0),
+                    Vec3::new(0.9, 0.0, 0.0),
+                    Vec3::new(-0.9, 0.0, 0.0),
+                    Vec3::new(0.0, 0.0, 0.8),
+                    Vec3::new(0.0, 0.0, -0.8),
+                    Vec3::new(0.6, 0.5, 0.5),
+                    Vec3::new(-0.5, -0.6, -0.5),
+                ];
+                Shape::convex_hull(&p.map(|v| v * s)).unwrap_or(Shape::sphere(s))
+            }
+        }
+    }
+}
+
+/// The spawn panel's settings.
+#[derive(Clone, Debug)]
+pub struct SpawnSettings {
+    /// Shape.
+    pub shape: SpawnShape,
+    /// Characteristic size (radius or half extent), m.
+    pub size: f32,
+    /// Density, kg/m³.
+    pub density: f32,
+    /// Friction.
+    pub friction: f32,
+    /// Restitution.
+    pub restitution: f32,
+    /// Launch speed of Throw, m/s.
+    pub throw_speed: f32,
+}
+
+impl Default for SpawnSettings {
+    fn default() -> Self {
+        Self {
+            shape: SpawnShape::Box,
+            size: 0.5,
+            density: 1.0,
+            friction: 0.6,
+            restitution: 0.1,
+            throw_speed: 15.0,
+        }
+    }
+}
+
+/// A body held by the mouse: a spring from a point on the body to the cursor.
+#[derive(Clone, Copy, Debug)]
+pub struct Grab {
+    /// The body.
+    pub body: BodyHandle,
+    /// The grabbed point in the body frame.
+    pub local_point: Vec3,
+    /// Distance from the camera along the mouse ray, m.
+    pub distance: f32,
+    /// Where the cursor wants the point, world.
+    pub target: Vec3,
+}
+
+/// A pleasant palette for bodies without a colour.
+const PALETTE: [[f32; 3]; 10] = [
+    [0.91, 0.45, 0.36],
+    [0.36, 0.60, 0.88],
+    [0.98, 0.75, 0.30],
+    [0.45, 0.78, 0.50],
+    [0.70, 0.50, 0.85],
+    [0.30, 0.75, 0.78],
+    [0.95, 0.58, 0.70],
+    [0.60, 0.70, 0.35],
+    [0.85, 0.62, 0.40],
+    [0.50, 0.55, 0.80],
+];
+
+/// The sandbox.
+pub struct Sandbox {
+    /// Where the scene came from.
+    pub source: Source,
+    /// The scene text last loaded successfully (Reset rebuilds from it).
+    pub source_text: String,
+    /// The world.
+    pub world: World,
+    /// Names and colours.
+    pub meta: BTreeMap<BodyHandle, BodyMeta>,
+    /// Fixed step, s.
+    pub timestep: f32,
+    /// The scene file's camera.
+    pub scene_camera: CameraDesc,
+    /// Running?
+    pub playing: bool,
+    /// Simulated seconds per real second.
+    pub time_scale: f32,
+    /// Unsimulated real time, s.
+    pub accumulator: f32,
+    /// Selected body.
+    pub selected: Option<BodyHandle>,
+    /// Body held by the mouse.
+    pub grab: Option<Grab>,
+    /// Spawn panel settings.
+    pub spawn: SpawnSettings,
+    /// The last load or save problem (shown in the panel until dismissed).
+    pub error: Option<String>,
+    /// The last thing that went well (shown in the panel).
+    pub notice: Option<String>,
+    /// Modification time of the watched file when last read.
+    watched_mtime: Option<SystemTime>,
+    /// Bodies spawned so far (for names).
+    spawned: usize,
+}
+
+impl Sandbox {
+    /// A sandbox on a loaded scene.
+    pub fn new(scene: Scene, source: Source, text: String) -> Self {
+        let watched_mtime = match &source {
+            Source::File(p) => modified(p),
+            Source::Default => None,
+        };
+        Self {
+            source,
+            source_text: text,
+            world: scene.world,
+            meta: scene.meta,
+            timestep: scene.timestep,
+            scene_camera: scene.camera,
+            playing: true,
+            time_scale: 1.0,
+            accumulator: 0.0,
+            selected: None,
+            grab: None,
+            spawn: SpawnSettings::default(),
+            error: None,
+            notice: None,
+            watched_mtime,
+            spawned: 0,
+        }
+    }
+
+    /// Replaces the world with a freshly loaded scene (keeps the view and the controls).
+    fn install(&mut self, scene: Scene, source: Source, text: String) {
+        self.watched_mtime = match &source {
+            Source::File(p) => modified(p),
+            Source::Default => None,
+        };
+        self.source = source;
+        self.source_text = text;
+        self.world = scene.world;
+        self.meta = scene.meta;
+        self.timestep = scene.timestep;
+        self.scene_camera = scene.camera;
+        self.selected = None;
+        self.grab = None;
+        self.accumulator = 0.0;
+        self.error = None;
+    }
+
+    /// Loads a scene file; on failure the current scene keeps running and the error shows.
+    /// Returns true when a new scene was installed.
+    pub fn load(&mut self, path: &Path) -> bool {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) => {
+                self.error = Some(format!("{}: cannot read the file: {e}", path.display()));
+                return false;
+            }
+        };
+        match scene::load_str(&text, &path.display().to_string()) {
+            Ok(scene) => {
+                self.install(scene, Source::File(path.to_path_buf()), text);
+                self.notice = Some(format!("loaded {}", path.display()));
+                true
+            }
+            Err(e) => {
+                self.error = Some(e.to_string());
+                // Don't retry the same broken version every half second.
+                self.watched_mtime = modified(path);
+                false
+            }
+        }
+    }
+
+    /// Rebuilds the scene from the text it was loaded from.
+    pub fn reset(&mut self) {
+        let label = self.source.label();
+        match scene::load_str(&self.source_text, &label) {
+            Ok(scene) => {
+                let source = self.source.clone();
+                let text = std::mem::take(&mut self.source_text);
+                self.install(scene, source, text);
+            }
+            Err(e) => self.error = Some(e.to_string()),
+        }
+    }
+
+    /// Checks the watched file and reloads it if it changed. Returns true on reload.
+    pub fn hot_reload(&mut self) -> bool {
+        let Source::File(path) = &self.source else {
+            return false;
+        };
+        let now = modified(path);
+        if now.is_none() || now == self.watched_mtime {
+            return false;
+        }
+        let path = path.clone();
+        let reloaded = self.load(&path);
+        if reloaded {
+            self.notice = Some(format!("reloaded {} (changed on disk)", path.display()));
+        }
+        reloaded
+    }
+
+    /// Writes the world to `path`.
+    pub fn save_as(&mut self, path: &Path, camera: &CameraDesc) {
+        let comment = format!("Saved from the Impulse sandbox ({} bodies, t = {:.2} s).", self.world.body_count(), self.world.time());
+        let result = save::save(&self.world, &self.meta, camera, self.timestep, &comment)
+            .and_then(|text| std::fs::write(path, text).map_err(|e| format!("{}: cannot write: {e}", path.display())));
+        match result {
+            Ok(()) => {
+                self.notice = Some(format!("saved {}", path.display()));
+                self.error = None;
+            }
+            Err(e) => self.error = Some(e),
+        }
+    }
+
+    /// One fixed step, with the mouse spring applied first.
+    pub fn step_once(&mut self) {
+        self.apply_grab();
+        self.world.step(self.timestep);
+    }
+
+    /// Advances real time `frame_dt` (s): as many fixed steps as fit, at most `max_steps`
+    /// (a slow frame drops time instead of spiralling). Returns the steps taken.
+    pub fn advance(&mut self, frame_dt: f32, max_steps: u32) -> u32 {
+        if !self.playing {
+            self.accumulator = 0.0;
+            return 0;
+        }
+        self.accumulator += frame_dt.min(0.25) * self.time_scale;
+        let mut steps = 0;
+        while self.accumulator >= self.timestep && steps < max_steps {
+            self.step_once();
+            self.accumulator -= self.timestep;
+            steps += 1;
+        }
+        if steps == max_steps {
+            self.accumulator = self.accumulator.min(self.timestep);
+        }
+        steps
+    }
+
+    /// Pulls the grabbed body towards the cursor with a critically damped spring
+    /// (5 Hz, force scaled by the body's mass so every body follows alike).
+    fn apply_grab(&mut self) {
+        let Some(grab) = self.grab else {
+            return;
+        };
+        let Some(body) = self.world.body(grab.body) else {
+            self.grab = None;
+            return;
+        };
+        if body.body_type() != BodyType::Dynamic {
+            return;
+        }
+        let point = body.position() + body.rotation() * grab.local_point;
+        let velocity = body.velocity_at_point(point);
+        let omega = std::f32::consts::TAU * 5.0;
+        let accel = (grab.target - point) * omega * omega - velocity * 2.0 * omega;
+        let force = (accel - self.world.settings().gravity * body.gravity_scale()) * body.mass();
+        // Damp the spin a little so a held body does not swing forever.
+        let torque = -(body.world_inertia() * body.angular_velocity()) * 4.0;
+        self.world.apply_force_at_point(grab.body, force, point);
+        self.world.apply_torque(grab.body, torque);
+    }
+
+    /// The display colour of a body.
+    pub fn body_color(&self, handle: BodyHandle) -> [f32; 3] {
+        if let Some(c) = self.meta.get(&handle).and_then(|m| m.color) {
+            return [c.0, c.1, c.2];
+        }
+        match self.world.body(handle).map(|b| b.body_type()) {
+            Some(BodyType::Static) => [0.62, 0.64, 0.68],
+            Some(BodyType::Kinematic) => [0.55, 0.7, 0.75],
+            _ => PALETTE[(handle.index() as usize * 7 + 3) % PALETTE.len()],
+        }
+    }
+
+    /// The name of a body, or a stand-in.
+    pub fn body_name(&self, handle: BodyHandle) -> String {
+        match self.meta.get(&handle).map(|m| m.name.as_str()) {
+            Some(name) if !name.is_empty() => name.to_string(),
+            _ => format!("body #{}", handle.index()),
+        }
+    }
+
+    /// Spawns the configured shape at `position` with `velocity`; selects it.
+    pub fn spawn_at(&mut self, position: Vec3, velocity: Vec3) -> Option<BodyHandle> {
+        let s = &self.spawn;
+        let collider = ColliderDef::new(s.shape.shape(s.size))
+            .with_density(s.density.max(0.0))
+            .with_friction(s.friction.max(0.0))
+            .with_restitution(s.restitution.clamp(0.0, 1.0))
+            .with_rolling_resistance(0.01 * s.size);
+        let def = BodyDef {
+            position,
+            rotation: Quat::from_euler(EulerRot::XYZ, 0.3, 0.7, 0.1),
+            linear_velocity: velocity,
+            ..BodyDef::default()
+        };
+        match self.world.create_body_with_colliders(def, &[collider]) {
+            Ok((handle, _)) => {
+                self.spawned += 1;
+                let name = format!("{} {}", s.shape.label().to_lowercase(), self.spawned);
+                self.meta.insert(handle, BodyMeta { name, color: None });
+                self.selected = Some(handle);
+                Some(handle)
+            }
+            Err(e) => {
+                self.error = Some(format!("cannot spawn: {e}"));
+                None
+            }
+        }
+    }
+
+    /// Deletes the selected body.
+    pub fn delete_selected(&mut self) {
+        if let Some(h) = self.selected.take() {
+            self.world.remove_body(h);
+            self.meta.remove(&h);
+            if self.grab.is_some_and(|g| g.body == h) {
+                self.grab = None;
+            }
+        }
+    }
+
+    /// Sets the colour of a body.
+    pub fn set_color(&mut self, handle: BodyHandle, color: SceneColor) {
+        self.meta.entry(handle).or_default().color = Some(color);
+    }
+
+    /// Scales a body's colliders (shapes and offsets) by `factor`; mass follows.
+    pub fn scale_body(&mut self, handle: BodyHandle, factor: f32) {
+        if !(factor.is_finite() && factor > 0.0) || (factor - 1.0).abs() < 1e-6 {
+            return;
+        }
+        let colliders: Vec<_> = self.world.body_colliders(handle).collect();
+        for c in colliders {
+            let Some(collider) = self.world.collider(c) else {
+                continue;
+            };
+            let shape = collider.shape().scaled(factor);
+            let pose = collider.local_pose();
+            let scaled_pose = Isometry::new(pose.translation * factor, pose.rotation);
+            if let Err(e) = self.world.set_collider_shape(c, shape, scaled_pose) {
+                self.error = Some(format!("cannot scale: {e}"));
+            }
+        }
+    }
+}
+
+/// A file's modification time, if it can be read.
+fn modified(path: &Path) -> Option<SystemTime> {
+    std::fs::metadata(path).and_then(|m| m.modified()).ok()
+}
+
+/// Loads what the command line asked for (a file or the default scene).
+pub fn load_initial(path: Option<&Path>) -> Result<(Scene, Source, String), SceneError> {
+    match path {
+        Some(p) => {
+            let text = std::fs::read_to_string(p).map_err(|e| SceneError {
+                file: p.display().to_string(),
+                position: None,
+                message: format!("cannot read the file: {e}"),
+            })?;
+            let scene = scene::load_str(&text, &p.display().to_string())?;
+            Ok((scene, Source::File(p.to_path_buf()), text))
+        }
+        None => Ok((scene::load_default()?, Source::Default, scene::DEFAULT_SCENE.to_string())),
+    }
+}

@@ -30,12 +30,25 @@ pub struct Layers {
 
 impl Layers {
     /// Every layer name the command line accepts.
-    pub const NAMES: [&'static str; 8] = ["colliders", "touching", "aabbs", "tree", "contacts", "velocities", "centers", "islands"];
+    pub const NAMES: [&'static str; 8] = [
+        "colliders",
+        "touching",
+        "aabbs",
+        "tree",
+        "contacts",
+        "velocities",
+        "centers",
+        "islands",
+    ];
 
     /// Turns on the layers named in `names` (e.g. from `--draw contacts,tree`).
     pub fn parse(names: &[String]) -> Result<Layers, String> {
         let mut layers = Layers::default();
-        for name in names.iter().map(|n| n.trim().to_lowercase()).filter(|n| !n.is_empty()) {
+        for name in names
+            .iter()
+            .map(|n| n.trim().to_lowercase())
+            .filter(|n| !n.is_empty())
+        {
             match name.as_str() {
                 "colliders" | "wireframe" => layers.colliders = true,
                 "touching" => layers.touching = true,
@@ -70,7 +83,20 @@ impl Layers {
 }
 
 /// The twelve edges of a box given by its eight corners (index bits x, y, z).
-const BOX_EDGES: [(usize, usize); 12] = [(0, 1), (2, 3), (4, 5), (6, 7), (0, 2), (1, 3), (4, 6), (5, 7), (0, 4), (1, 5), (2, 6), (3, 7)];
+const BOX_EDGES: [(usize, usize); 12] = [
+    (0, 1),
+    (2, 3),
+    (4, 5),
+    (6, 7),
+    (0, 2),
+    (1, 3),
+    (4, 6),
+    (5, 7),
+    (0, 4),
+    (1, 5),
+    (2, 6),
+    (3, 7),
+];
 
 /// Draws the edges of an axis-aligned box.
 pub fn aabb(b: &Aabb, color: Color) {
@@ -100,7 +126,11 @@ fn circle(center: Vec3, u: Vec3, v: Vec3, radius: f32, color: Color) {
 
 /// Draws a collider's outline.
 pub fn wireframe(shape: &Shape, pose: &Isometry, color: Color) {
-    let (x, y, z) = (pose.rotation * Vec3::X, pose.rotation * Vec3::Y, pose.rotation * Vec3::Z);
+    let (x, y, z) = (
+        pose.rotation * Vec3::X,
+        pose.rotation * Vec3::Y,
+        pose.rotation * Vec3::Z,
+    );
     let c = pose.translation;
     match shape {
         Shape::Sphere { radius } => {
@@ -136,7 +166,10 @@ pub fn wireframe(shape: &Shape, pose: &Isometry, color: Color) {
         }
         Shape::ConvexHull(hull) => {
             for pair in hull.edges.chunks(2) {
-                let (a, b) = (hull.vertices[pair[0].origin as usize], hull.vertices[pair[1].origin as usize]);
+                let (a, b) = (
+                    hull.vertices[pair[0].origin as usize],
+                    hull.vertices[pair[1].origin as usize],
+                );
                 draw_line_3d(pose.transform_point(a), pose.transform_point(b), color);
             }
         }
@@ -197,10 +230,18 @@ pub fn contacts(world: &World) {
         for p in contact.points() {
             let point = p.point();
             let penetrating = p.depth >= 0.0;
-            let color = if penetrating { Color::new(1.0, 0.9, 0.1, 1.0) } else { Color::new(0.6, 0.6, 0.6, 0.8) };
+            let color = if penetrating {
+                Color::new(1.0, 0.9, 0.1, 1.0)
+            } else {
+                Color::new(0.6, 0.6, 0.6, 0.8)
+            };
             cross(point, 0.05, color);
             let length = 0.15 + (p.normal_impulse * 4.0).min(1.5);
-            arrow(point, point + contact.normal() * length, Color::new(1.0, 0.55, 0.1, 1.0));
+            arrow(
+                point,
+                point + contact.normal() * length,
+                Color::new(1.0, 0.55, 0.1, 1.0),
+            );
         }
     }
 }

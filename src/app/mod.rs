@@ -46,13 +46,22 @@ pub struct AppOptions {
 
 impl AppOptions {
     /// Checks the window options (layer names, screenshot path) before opening a window.
-    pub fn new(scene: Option<PathBuf>, frames: Option<u64>, screenshot: Option<PathBuf>, draw: &[String], stress: bool) -> Result<Self, String> {
+    pub fn new(
+        scene: Option<PathBuf>,
+        frames: Option<u64>,
+        screenshot: Option<PathBuf>,
+        draw: &[String],
+        stress: bool,
+    ) -> Result<Self, String> {
         let layers = Layers::parse(draw)?;
         if let Some(path) = &screenshot {
             let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
             if let Some(dir) = dir {
                 if !dir.is_dir() {
-                    return Err(format!("{}: the folder for the screenshot does not exist", path.display()));
+                    return Err(format!(
+                        "{}: the folder for the screenshot does not exist",
+                        path.display()
+                    ));
                 }
             }
         }
@@ -86,7 +95,8 @@ fn window_conf() -> macroquad::conf::Conf {
 /// Opens the window and runs until it is closed (or `--frames` are done).
 pub fn run(options: AppOptions) -> Result<(), CliError> {
     // Load before opening the window: a bad scene on the command line is a usage error.
-    let (scene, source, text) = sandbox::load_initial(options.scene.as_deref()).map_err(|e| CliError::BadInput(e.to_string()))?;
+    let (scene, source, text) = sandbox::load_initial(options.scene.as_deref())
+        .map_err(|e| CliError::BadInput(e.to_string()))?;
     let sandbox = Sandbox::new(scene, source, text);
     let result: Arc<Mutex<Result<(), CliError>>> = Arc::new(Mutex::new(Ok(())));
     let slot = Arc::clone(&result);
@@ -96,7 +106,9 @@ pub fn run(options: AppOptions) -> Result<(), CliError> {
             *r = outcome;
         }
     });
-    let mut guard = result.lock().map_err(|_| CliError::Internal("the window thread failed".into()))?;
+    let mut guard = result
+        .lock()
+        .map_err(|_| CliError::Internal("the window thread failed".into()))?;
     std::mem::replace(&mut *guard, Ok(()))
 }
 
@@ -134,13 +146,22 @@ pub struct Stats {
 
 impl Stats {
     fn record(&mut self, now: f64, frame_dt: f32, physics_ms: f32, steps: u32) {
-        self.frame_time = if self.frame_time == 0.0 { frame_dt } else { self.frame_time * 0.9 + frame_dt * 0.1 };
+        self.frame_time = if self.frame_time == 0.0 {
+            frame_dt
+        } else {
+            self.frame_time * 0.9 + frame_dt * 0.1
+        };
         self.physics_ms = physics_ms;
         self.steps = steps;
         if steps > 0 {
-            self.history.push_back([now, physics_ms as f64 / steps as f64]);
+            self.history
+                .push_back([now, physics_ms as f64 / steps as f64]);
         }
-        while self.history.front().is_some_and(|h| now - h[0] > HISTORY_SECONDS) {
+        while self
+            .history
+            .front()
+            .is_some_and(|h| now - h[0] > HISTORY_SECONDS)
+        {
             self.history.pop_front();
         }
     }
@@ -208,7 +229,12 @@ async fn main_loop(options: AppOptions, mut sandbox: Sandbox) -> Result<(), CliE
             sandbox.advance(frame_dt, MAX_STEPS_PER_FRAME)
         };
         let physics_s = t.elapsed().as_secs_f32();
-        view.stats.record(start.elapsed().as_secs_f64(), frame_dt, physics_s * 1000.0, steps);
+        view.stats.record(
+            start.elapsed().as_secs_f64(),
+            frame_dt,
+            physics_s * 1000.0,
+            steps,
+        );
         if view.stress.frame(&mut sandbox.world, frame_dt, physics_s) {
             if let Some(o) = view.stress.outcome {
                 println!(
@@ -245,7 +271,13 @@ async fn main_loop(options: AppOptions, mut sandbox: Sandbox) -> Result<(), CliE
         });
 
         handle_keys(&mut sandbox, &mut view, wants_keyboard);
-        handle_mouse(&mut sandbox, &mut view, &mut press, &mut last_mouse, wants_pointer);
+        handle_mouse(
+            &mut sandbox,
+            &mut view,
+            &mut press,
+            &mut last_mouse,
+            wants_pointer,
+        );
         if view.frame_request {
             view.frame_request = false;
             frame_view(&sandbox, &mut view.camera);
@@ -260,21 +292,34 @@ async fn main_loop(options: AppOptions, mut sandbox: Sandbox) -> Result<(), CliE
         egui_macroquad::draw();
 
         frame += 1;
-        if frame % 600 == 0 {
+        if frame.is_multiple_of(600) {
             renderer.prune();
         }
         if let Some(total) = options.frames {
             if frame >= total {
                 if let Some(path) = &options.screenshot {
                     // export_png panics on I/O errors: check we can write the file first.
-                    std::fs::write(path, b"").map_err(|e| CliError::Internal(format!("{}: cannot write the screenshot: {e}", path.display())))?;
+                    std::fs::write(path, b"").map_err(|e| {
+                        CliError::Internal(format!(
+                            "{}: cannot write the screenshot: {e}",
+                            path.display()
+                        ))
+                    })?;
                     get_screen_data().export_png(&path.display().to_string());
-                    println!("screenshot: {} ({} frames, {} bodies)", path.display(), frame, sandbox.world.body_count());
+                    println!(
+                        "screenshot: {} ({} frames, {} bodies)",
+                        path.display(),
+                        frame,
+                        sandbox.world.body_count()
+                    );
                 }
                 if options.stress {
                     match view.stress.outcome {
                         Some(o) => println!("stress: finished with {} bodies", o.bodies),
-                        None => println!("stress: still running after {frame} frames with {} bodies", sandbox.world.body_count()),
+                        None => println!(
+                            "stress: still running after {frame} frames with {} bodies",
+                            sandbox.world.body_count()
+                        ),
                     }
                 }
                 return Ok(());
@@ -311,11 +356,19 @@ fn handle_keys(sandbox: &mut Sandbox, view: &mut View, egui_wants: bool) {
 }
 
 /// Orbit, pan, zoom, click to select, Ctrl-drag or right-drag to hold a body.
-fn handle_mouse(sandbox: &mut Sandbox, view: &mut View, press: &mut Press, last: &mut Vec2, egui_wants: bool) {
+fn handle_mouse(
+    sandbox: &mut Sandbox,
+    view: &mut View,
+    press: &mut Press,
+    last: &mut Vec2,
+    egui_wants: bool,
+) {
     let mouse = Vec2::from(mouse_position());
     let delta = mouse - *last;
     *last = mouse;
-    let any_down = is_mouse_button_down(MouseButton::Left) || is_mouse_button_down(MouseButton::Right) || is_mouse_button_down(MouseButton::Middle);
+    let any_down = is_mouse_button_down(MouseButton::Left)
+        || is_mouse_button_down(MouseButton::Right)
+        || is_mouse_button_down(MouseButton::Middle);
 
     // Decide what a new press does, once, when it starts.
     let pressed_left = is_mouse_button_pressed(MouseButton::Left);
@@ -396,10 +449,12 @@ fn pick(sandbox: &mut Sandbox, view: &mut View, mouse: Vec2) {
     match sandbox.world.ray_cast(origin, dir, 1000.0) {
         Some(hit) => {
             view.click_point = Some(hit.point + hit.normal * (sandbox.spawn.size * 2.0 + 0.5));
-            let is_ground = sandbox
-                .world
-                .body_colliders(hit.body)
-                .any(|c| sandbox.world.collider(c).is_some_and(|c| matches!(c.shape(), Shape::Plane { .. })));
+            let is_ground = sandbox.world.body_colliders(hit.body).any(|c| {
+                sandbox
+                    .world
+                    .collider(c)
+                    .is_some_and(|c| matches!(c.shape(), Shape::Plane { .. }))
+            });
             sandbox.selected = if is_ground { None } else { Some(hit.body) };
         }
         None => sandbox.selected = None,
@@ -450,10 +505,14 @@ fn draw_world(sandbox: &Sandbox, view: &View, renderer: &mut Renderer) {
         let mut rgb = sandbox.body_color(handle);
         // A slight per-body shade so bodies sharing a colour (a stack, a pyramid) read as
         // separate blocks.
-        let shade = 0.88 + 0.24 * ((handle.index().wrapping_mul(2_654_435_761) >> 24) as f32 / 255.0);
+        let shade =
+            0.88 + 0.24 * ((handle.index().wrapping_mul(2_654_435_761) >> 24) as f32 / 255.0);
         rgb = rgb.map(|c| (c * shade).min(1.0));
         if layers.islands {
-            if let Some(island) = body.island().filter(|_| body.body_type() == BodyType::Dynamic) {
+            if let Some(island) = body
+                .island()
+                .filter(|_| body.body_type() == BodyType::Dynamic)
+            {
                 rgb = island_color(island);
             }
         }
@@ -473,9 +532,19 @@ fn draw_world(sandbox: &Sandbox, view: &View, renderer: &mut Renderer) {
             if touching.contains(&ch.index()) && body.body_type() != BodyType::Static {
                 color = [0.95, 0.15, 0.12];
             }
-            let rgba = [(color[0] * 255.0) as u8, (color[1] * 255.0) as u8, (color[2] * 255.0) as u8, 255];
+            let rgba = [
+                (color[0] * 255.0) as u8,
+                (color[1] * 255.0) as u8,
+                (color[2] * 255.0) as u8,
+                255,
+            ];
             match collider.shape() {
-                Shape::Plane { normal } => renderer.ground(&collider.world_pose(), *normal, GROUND_HALF_SIZE, [118, 116, 110, 255]),
+                Shape::Plane { normal } => renderer.ground(
+                    &collider.world_pose(),
+                    *normal,
+                    GROUND_HALF_SIZE,
+                    [118, 116, 110, 255],
+                ),
                 shape => renderer.shape(shape, &collider.world_pose(), rgba),
             }
         }
@@ -514,11 +583,22 @@ fn draw_world(sandbox: &Sandbox, view: &View, renderer: &mut Renderer) {
         debug_draw::contacts(world);
     }
     if layers.velocities || layers.centers {
-        for (_, b) in world.bodies().filter(|(_, b)| b.body_type() != BodyType::Static) {
+        for (_, b) in world
+            .bodies()
+            .filter(|(_, b)| b.body_type() != BodyType::Static)
+        {
             let c = b.center_of_mass();
             if layers.velocities {
-                debug_draw::arrow(c, c + b.linear_velocity() * 0.25, Color::new(0.1, 0.85, 0.95, 1.0));
-                debug_draw::arrow(c, c + b.angular_velocity() * 0.15, Color::new(0.9, 0.2, 0.85, 1.0));
+                debug_draw::arrow(
+                    c,
+                    c + b.linear_velocity() * 0.25,
+                    Color::new(0.1, 0.85, 0.95, 1.0),
+                );
+                debug_draw::arrow(
+                    c,
+                    c + b.angular_velocity() * 0.15,
+                    Color::new(0.9, 0.2, 0.85, 1.0),
+                );
             }
             if layers.centers {
                 debug_draw::cross(c, 0.15, Color::new(0.05, 0.05, 0.05, 1.0));
@@ -549,7 +629,11 @@ fn draw_ground_grid(y: f32) {
     let half = 20;
     for i in -half..=half {
         let major = i % 5 == 0;
-        let color = if major { Color::new(0.30, 0.30, 0.30, 0.9) } else { Color::new(0.42, 0.42, 0.41, 0.7) };
+        let color = if major {
+            Color::new(0.30, 0.30, 0.30, 0.9)
+        } else {
+            Color::new(0.42, 0.42, 0.41, 0.7)
+        };
         let f = i as f32;
         let h = half as f32;
         draw_line_3d(Vec3::new(f, y, -h), Vec3::new(f, y, h), color);

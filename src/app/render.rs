@@ -5,7 +5,9 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Weak};
 
-use macroquad::miniquad::{BlendFactor, BlendState, BlendValue, Comparison, CullFace, Equation, PipelineParams};
+use macroquad::miniquad::{
+    BlendFactor, BlendState, BlendValue, Comparison, CullFace, Equation, PipelineParams,
+};
 use macroquad::models::{Mesh, Vertex};
 use macroquad::prelude::*;
 
@@ -93,9 +95,11 @@ impl Template {
                 }
                 // Counter-clockwise seen from outside.
                 if sign > 0.0 {
-                    t.indices.extend([first, first + 1, first + 2, first, first + 2, first + 3]);
+                    t.indices
+                        .extend([first, first + 1, first + 2, first, first + 2, first + 3]);
                 } else {
-                    t.indices.extend([first, first + 2, first + 1, first, first + 3, first + 2]);
+                    t.indices
+                        .extend([first, first + 2, first + 1, first, first + 3, first + 2]);
                 }
             }
         }
@@ -110,7 +114,11 @@ impl Template {
         let half = rings / 2;
         let mut row_starts = Vec::new();
         for ring in 0..=rings + 1 {
-            let (r_index, shift) = if ring <= half { (ring, half_height) } else { (ring - 1, -half_height) };
+            let (r_index, shift) = if ring <= half {
+                (ring, half_height)
+            } else {
+                (ring - 1, -half_height)
+            };
             let phi = std::f32::consts::PI * r_index as f32 / rings as f32;
             let (sp, cp) = phi.sin_cos();
             row_starts.push(t.positions.len() as u16);
@@ -121,11 +129,11 @@ impl Template {
             }
         }
         let stride = (segments + 1) as u16;
-        for ring in 0..rings + 1 {
-            let a = row_starts[ring];
+        for &a in &row_starts[..rings + 1] {
             let b = a + stride;
             for s in 0..segments as u16 {
-                t.indices.extend([a + s, a + s + 1, b + s, a + s + 1, b + s + 1, b + s]);
+                t.indices
+                    .extend([a + s, a + s + 1, b + s, a + s + 1, b + s + 1, b + s]);
             }
         }
         t
@@ -217,7 +225,8 @@ impl Renderer {
     pub fn begin(&mut self) {
         self.triangles = 0;
         gl_use_material(&self.material);
-        self.material.set_uniform("LightDir", Vec4::new(0.35, 0.8, 0.55, 0.0));
+        self.material
+            .set_uniform("LightDir", Vec4::new(0.35, 0.8, 0.55, 0.0));
     }
 
     /// Draws what is batched and returns to the default material (for lines and egui).
@@ -252,7 +261,9 @@ impl Renderer {
                 normal: normal.extend(0.0),
             });
         }
-        batch.indices.extend(template.indices.iter().map(|i| base + i));
+        batch
+            .indices
+            .extend(template.indices.iter().map(|i| base + i));
     }
 
     /// Draws one collider shape.
@@ -278,7 +289,8 @@ impl Renderer {
                     None => true,
                 };
                 if fresh {
-                    self.hulls.insert(key, (Arc::downgrade(hull), Template::hull(hull)));
+                    self.hulls
+                        .insert(key, (Arc::downgrade(hull), Template::hull(hull)));
                 }
                 (&self.hulls[&key].1, Vec3::ONE)
             }
@@ -302,7 +314,13 @@ impl Renderer {
         let rotation = Quat::from_rotation_arc(Vec3::Y, pose.rotation * normal);
         let placed = Isometry::new(pose.translation, rotation);
         let template = self.quad.clone();
-        Self::push(&template, &mut self.batch, &placed, Vec3::new(half, 1.0, half), color);
+        Self::push(
+            &template,
+            &mut self.batch,
+            &placed,
+            Vec3::new(half, 1.0, half),
+            color,
+        );
     }
 
     /// Forgets cached meshes of hulls that no longer exist.

@@ -51,7 +51,14 @@ pub enum SpawnShape {
 
 impl SpawnShape {
     /// All, in menu order.
-    pub const ALL: [SpawnShape; 6] = [SpawnShape::Sphere, SpawnShape::Box, SpawnShape::Capsule, SpawnShape::Pyramid, SpawnShape::Prism, SpawnShape::Hull];
+    pub const ALL: [SpawnShape; 6] = [
+        SpawnShape::Sphere,
+        SpawnShape::Box,
+        SpawnShape::Capsule,
+        SpawnShape::Pyramid,
+        SpawnShape::Prism,
+        SpawnShape::Hull,
+    ];
 
     /// Menu label.
     pub fn label(self) -> &'static str {
@@ -72,8 +79,12 @@ impl SpawnShape {
             SpawnShape::Sphere => Shape::sphere(s),
             SpawnShape::Box => Shape::cuboid(Vec3::splat(s)),
             SpawnShape::Capsule => Shape::capsule(s, 0.6 * s),
-            SpawnShape::Pyramid => Shape::ConvexHull(Arc::new(ConvexHull::square_pyramid(s, 1.6 * s))),
-            SpawnShape::Prism => Shape::ConvexHull(Arc::new(ConvexHull::triangular_prism(s, 1.4 * s, 0.8 * s))),
+            SpawnShape::Pyramid => {
+                Shape::ConvexHull(Arc::new(ConvexHull::square_pyramid(s, 1.6 * s)))
+            }
+            SpawnShape::Prism => {
+                Shape::ConvexHull(Arc::new(ConvexHull::triangular_prism(s, 1.4 * s, 0.8 * s)))
+            }
             SpawnShape::Hull => {
                 // An elongated octahedron with two shaved corners.
                 let p = [
@@ -287,9 +298,16 @@ impl Sandbox {
 
     /// Writes the world to `path`.
     pub fn save_as(&mut self, path: &Path, camera: &CameraDesc) {
-        let comment = format!("Saved from the Impulse sandbox ({} bodies, t = {:.2} s).", self.world.body_count(), self.world.time());
-        let result = save::save(&self.world, &self.meta, camera, self.timestep, &comment)
-            .and_then(|text| std::fs::write(path, text).map_err(|e| format!("{}: cannot write: {e}", path.display())));
+        let comment = format!(
+            "Saved from the Impulse sandbox ({} bodies, t = {:.2} s).",
+            self.world.body_count(),
+            self.world.time()
+        );
+        let result =
+            save::save(&self.world, &self.meta, camera, self.timestep, &comment).and_then(|text| {
+                std::fs::write(path, text)
+                    .map_err(|e| format!("{}: cannot write: {e}", path.display()))
+            });
         match result {
             Ok(()) => {
                 self.notice = Some(format!("saved {}", path.display()));
@@ -451,6 +469,10 @@ pub fn load_initial(path: Option<&Path>) -> Result<(Scene, Source, String), Scen
             let scene = scene::load_str(&text, &p.display().to_string())?;
             Ok((scene, Source::File(p.to_path_buf()), text))
         }
-        None => Ok((scene::load_default()?, Source::Default, scene::DEFAULT_SCENE.to_string())),
+        None => Ok((
+            scene::load_default()?,
+            Source::Default,
+            scene::DEFAULT_SCENE.to_string(),
+        )),
     }
 }

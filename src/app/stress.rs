@@ -90,7 +90,8 @@ impl StressTest {
             return false;
         }
         self.frames += 1;
-        self.window.push_back((frame_seconds.max(1e-6), physics_seconds));
+        self.window
+            .push_back((frame_seconds.max(1e-6), physics_seconds));
         let mut total: f32 = self.window.iter().map(|w| w.0).sum();
         while total > 1.0 && self.window.len() > 1 {
             if let Some((t, _)) = self.window.pop_front() {
@@ -98,7 +99,7 @@ impl StressTest {
             }
         }
         let (fps, _) = self.rates();
-        if self.frames % 10 == 0 {
+        if self.frames.is_multiple_of(10) {
             self.samples.push([world.body_count() as f64, fps as f64]);
         }
         // Ignore the first frames (shader compilation, first layout) before judging.

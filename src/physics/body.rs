@@ -78,6 +78,66 @@ impl BodyDef {
         }
     }
 
+    /// Checks every value: finite numbers, a non-zero rotation, non-negative damping.
+    pub fn validate(&self) -> Result<(), String> {
+        let vector = |name: &str, v: Vec3| {
+            if v.is_finite() {
+                Ok(())
+            } else {
+                Err(format!("{name} must be finite, got {v}"))
+            }
+        };
+        vector("position", self.position)?;
+        vector("linear_velocity", self.linear_velocity)?;
+        vector("angular_velocity", self.angular_velocity)?;
+        if !self.rotation.is_finite() || self.rotation.length_squared() < 1.0e-12 {
+            return Err(format!(
+                "rotation must be a finite non-zero quaternion, got {}",
+                self.rotation
+            ));
+        }
+        for (name, v) in [
+            ("linear_damping", self.linear_damping),
+            ("angular_damping", self.angular_damping),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(format!("{name} must be zero or positive, got {v}"));
+            }
+        }
+        if !self.gravity_scale.is_finite() {
+            return Err(format!(
+                "gravity_scale must be finite, got {}",
+                self.gravity_scale
+            ));
+        }
+        Ok(())
+    }
+
+    /// This definition with every value `validate` would refuse replaced by its default.
+    pub fn sanitized(&self) -> BodyDef {
+        let d = BodyDef::default();
+        let vector = |v: Vec3, default: Vec3| if v.is_finite() { v } else { default };
+        let non_negative = |v: f32| if v.is_finite() && v >= 0.0 { v } else { 0.0 };
+        BodyDef {
+            position: vector(self.position, d.position),
+            linear_velocity: vector(self.linear_velocity, d.linear_velocity),
+            angular_velocity: vector(self.angular_velocity, d.angular_velocity),
+            rotation: if self.rotation.is_finite() && self.rotation.length_squared() >= 1.0e-12 {
+                self.rotation
+            } else {
+                d.rotation
+            },
+            linear_damping: non_negative(self.linear_damping),
+            angular_damping: non_negative(self.angular_damping),
+            gravity_scale: if self.gravity_scale.is_finite() {
+                self.gravity_scale
+            } else {
+                1.0
+            },
+            ..self.clone()
+        }
+    }
+
     /// A kinematic body at `position` moving with `linear_velocity`.
     pub fn kinematic(position: Vec3, linear_velocity: Vec3) -> Self {
         Self {

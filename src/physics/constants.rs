@@ -47,6 +47,14 @@ pub const DEFAULT_MAX_PUSH_VELOCITY: f32 = 3.0;
 /// (a box settling) do not bounce, or resting contacts would jitter forever (about 1 m/s).
 pub const DEFAULT_RESTITUTION_THRESHOLD: f32 = 1.0;
 
+/// Largest size of a shape (radius, half extent, half height, hull coordinate), m. Beyond
+/// this, masses (size³ × density) and inertias (size⁵) overflow f32 and the solver's
+/// arithmetic loses all precision.
+pub const MAX_SHAPE_SIZE: f32 = 1.0e4;
+
+/// Smallest size of a shape, m: 0.1 mm. Smaller shapes have inertias that underflow.
+pub const MIN_SHAPE_SIZE: f32 = 1.0e-4;
+
 /// Fastest allowed linear speed, m/s: a safety cap against blow-ups from hostile input.
 pub const MAX_LINEAR_SPEED: f32 = 400.0;
 

@@ -130,11 +130,18 @@ impl World {
             let Some(body) = self.bodies.at_mut(body_index) else {
                 continue;
             };
-            let resting = body.can_sleep
-                && body.linear_velocity.length_squared()
-                    < LINEAR_SLEEP_TOLERANCE * LINEAR_SLEEP_TOLERANCE
+            let slow = body.linear_velocity.length_squared()
+                < LINEAR_SLEEP_TOLERANCE * LINEAR_SLEEP_TOLERANCE
                 && body.angular_velocity.length_squared()
                     < ANGULAR_SLEEP_TOLERANCE * ANGULAR_SLEEP_TOLERANCE;
+            // A kinematic body moves exactly as told: it may rest only when fully still.
+            let still = body.linear_velocity == Vec3::ZERO && body.angular_velocity == Vec3::ZERO;
+            let resting = body.can_sleep
+                && if body.body_type == BodyType::Kinematic {
+                    still
+                } else {
+                    slow
+                };
             body.sleep_time = if resting { body.sleep_time + dt } else { 0.0 };
         }
 
@@ -143,6 +150,8 @@ impl World {
         let parent = &mut self.scratch.island_parent;
         parent.clear();
         parent.extend(0..n as u32);
+        let carried = &mut self.scratch.to_wake;
+        carried.clear();
         for &id in &self.contacts.active {
             let c = &self.contacts.slots[id as usize];
             if !c.touching {
@@ -167,16 +176,12 @@ impl World {
                         parent[hi as usize] = lo;
                     }
                 }
-                (BodyType::Kinematic, BodyType::Dynamic) if a.sleep_time == 0.0 => {
-                    self.scratch.to_wake.push(c.edges[1].body);
-                }
-                (BodyType::Dynamic, BodyType::Kinematic) if b.sleep_time == 0.0 => {
-                    self.scratch.to_wake.push(c.edges[0].body);
-                }
+                // Carried by a moving kinematic body: its island must stay awake.
+                (BodyType::Kinematic, BodyType::Dynamic) if a.sleep_time == 0.0 => carried.push(ib),
+                (BodyType::Dynamic, BodyType::Kinematic) if b.sleep_time == 0.0 => carried.push(ia),
                 _ => {}
             }
         }
-        self.scratch.to_wake.clear();
 
         // 3. Minimum sleep time per island root, and compact island numbers.
         let min_sleep = &mut self.scratch.island_min_sleep;
@@ -192,6 +197,11 @@ impl World {
             }
             min_sleep[root] = min_sleep[root].min(time);
         }
+        for &carried in &self.scratch.to_wake {
+            let root = find(parent, carried) as usize;
+            min_sleep[root] = 0.0;
+        }
+        self.scratch.to_wake.clear();
         self.counters.islands = islands;
         for solver_index in 1..n {
             let root = find(parent, solver_index as u32);
@@ -206,8 +216,7 @@ impl World {
             return;
         }
 
-        // 4. Islands resting long enough fall asleep together. Members are grouped by root
-        //    with a counting sort so this stays O(n).
+        // 4. Islands resting long enough fall asleep together; members are grouped by root.
         let mut members = std::mem::take(&mut self.scratch.island_members);
         members.clear();
         for solver_index in 1..n {
@@ -216,9 +225,9 @@ impl World {
                 members.push(solver_index as u32);
             }
         }
-        members.sort_by_key(|&i| (find(parent, i), i));
+        members.sort_unstable_by_key(|&i| (find(parent, i), i));
         let mut start = 0;
-        let mut group = Vec::new();
+        let mut group = std::mem::take(&mut self.scratch.island_group);
         while start < members.len() {
             let root = find(parent, members[start]);
             let mut end = start;
@@ -239,5 +248,6 @@ impl World {
             start = end;
         }
         self.scratch.island_members = members;
+        self.scratch.island_group = group;
     }
 }

@@ -246,12 +246,11 @@ impl ContactConstraint {
         }
         // Rolling resistance acts on the relative angular velocity: K = I_a⁻¹ + I_b⁻¹.
         let rolling_k = a.inv_inertia + b.inv_inertia;
-        let rolling_mass =
-            if shared.material.rolling_resistance > 0.0 && rolling_k.determinant().abs() > 1e-12 {
-                rolling_k.inverse()
-            } else {
-                Mat3::ZERO
-            };
+        let rolling_mass = if shared.material.rolling_resistance > 0.0 {
+            invert_or_zero(rolling_k)
+        } else {
+            Mat3::ZERO
+        };
         ContactConstraint {
             body_a: index_a,
             body_b: index_b,
@@ -278,6 +277,21 @@ impl ContactConstraint {
     pub fn tangent_impulse_world(&self, point: &ConstraintPoint) -> Vec3 {
         self.tangents[0] * point.tangent_impulse[0] + self.tangents[1] * point.tangent_impulse[1]
     }
+}
+
+/// The inverse of a symmetric positive semi-definite matrix, or zero when it is singular.
+/// The test is relative (det against (trace/3)³), so tiny and huge bodies are treated alike.
+pub(crate) fn invert_or_zero(m: Mat3) -> Mat3 {
+    let trace = m.x_axis.x + m.y_axis.y + m.z_axis.z;
+    let scale = (trace / 3.0).powi(3);
+    let det = m.determinant();
+    if trace > 0.0 && det > 1.0e-7 * scale {
+        let inv = m.inverse();
+        if inv.is_finite() {
+            return inv;
+        }
+    }
+    Mat3::ZERO
 }
 
 /// The anchors and separation of a point now, during the step.
@@ -355,11 +369,13 @@ pub(crate) fn integrate_velocities(bodies: &mut [SolverBody], ctx: &StepContext)
     }
 }
 
-/// Shortens `v` to at most `max`.
+/// Shortens `v` to at most `max`; a non-finite `v` (from an overflowing force) becomes zero.
 #[inline]
-fn clamp_length(v: Vec3, max: f32) -> Vec3 {
+pub(crate) fn clamp_length(v: Vec3, max: f32) -> Vec3 {
     let len2 = v.length_squared();
-    if len2 > max * max {
+    if !len2.is_finite() {
+        Vec3::ZERO
+    } else if len2 > max * max {
         v * (max / len2.sqrt())
     } else {
         v

@@ -139,6 +139,7 @@ pub(crate) struct StepScratch {
     pub island_parent: Vec<u32>,
     pub island_min_sleep: Vec<f32>,
     pub island_members: Vec<u32>,
+    pub island_group: Vec<u32>,
 }
 
 /// A physics world.
@@ -151,6 +152,11 @@ pub struct World {
     pub(crate) sleep_islands: SleepIslands,
     pub(crate) scratch: StepScratch,
     pub(crate) events: ContactEvents,
+    /// End events of contacts destroyed between steps (a body removed): reported by the
+    /// next step, whose events the caller reads.
+    pub(crate) pending_end: Vec<ContactPair>,
+    /// True while `step` runs.
+    pub(crate) stepping: bool,
     pub(crate) profile: StepProfile,
     pub(crate) counters: StepCounters,
     pub(crate) step_count: u64,
@@ -175,6 +181,8 @@ impl World {
             sleep_islands: SleepIslands::default(),
             scratch: StepScratch::default(),
             events: ContactEvents::default(),
+            pending_end: Vec::new(),
+            stepping: false,
             profile: StepProfile::default(),
             counters: StepCounters::default(),
             step_count: 0,
@@ -190,8 +198,12 @@ impl World {
     /// Changes the settings; a new broad phase kind is switched to at once.
     pub fn set_settings(&mut self, settings: WorldSettings) {
         let kind = settings.broad_phase;
+        let stop_sleeping = self.settings.enable_sleeping && !settings.enable_sleeping;
         self.settings = settings;
         self.set_broad_phase(kind);
+        if stop_sleeping {
+            self.wake_all();
+        }
     }
 
     /// Sets the gravity and wakes every body so the change is felt.
@@ -267,6 +279,8 @@ impl World {
         let start = Instant::now();
         self.profile = StepProfile::default();
         self.events.clear();
+        self.events.end.append(&mut self.pending_end);
+        self.stepping = true;
 
         let t = Instant::now();
         self.update_pairs();
@@ -286,6 +300,7 @@ impl World {
         self.update_sleep(dt);
         self.profile.islands_ms = ms_since(t);
 
+        self.stepping = false;
         self.step_count += 1;
         self.time += dt as f64;
         self.count();
@@ -373,7 +388,11 @@ impl World {
     pub(crate) fn destroy_contact(&mut self, id: u32) {
         if self.contacts.slots[id as usize].touching {
             let pair = self.contact_pair(&self.contacts.slots[id as usize]);
-            self.events.end.push(pair);
+            if self.stepping {
+                self.events.end.push(pair);
+            } else {
+                self.pending_end.push(pair);
+            }
         }
         self.unlink_contact(id);
         self.contacts.destroy(id);
@@ -436,7 +455,11 @@ impl World {
                 scratch.to_destroy.push(id);
                 continue;
             }
-            let closing = (body_a.linear_velocity - body_b.linear_velocity).length();
+            // How fast any point of the pair can close: relative linear speed plus each
+            // body's spin times the reach of its collider from the centre of mass.
+            let closing = (body_a.linear_velocity - body_b.linear_velocity).length()
+                + spin_reach(body_a, col_a)
+                + spin_reach(body_b, col_b);
             let margin = (SPECULATIVE_DISTANCE + closing * dt).min(MAX_SPECULATIVE_DISTANCE);
             let manifold = collide(
                 &col_a.shape,
@@ -557,6 +580,9 @@ impl World {
             body.solver_index = bodies.len() as u32;
             let inv_inertia = body.world_inv_inertia();
             let dynamic = body.is_dynamic();
+            // Kinematic velocities are capped like dynamic ones so absurd input cannot
+            // overflow positions.
+            body.linear_velocity = solver::clamp_length(body.linear_velocity, MAX_LINEAR_SPEED);
             bodies.push(SolverBody {
                 linear_velocity: body.linear_velocity,
                 angular_velocity: body.angular_velocity,
@@ -720,6 +746,17 @@ impl World {
         let id = self.contacts.find(a.index(), b.index())?;
         Some(&self.contacts.slots[id as usize])
     }
+}
+
+/// |ω| times the farthest a collider's AABB reaches from the body's centre of mass: the
+/// fastest any of its points moves because of the spin.
+fn spin_reach(body: &Body, collider: &Collider) -> f32 {
+    let w = body.angular_velocity.length();
+    if w == 0.0 {
+        return 0.0;
+    }
+    let aabb = collider.aabb;
+    w * ((aabb.center() - body.center).abs() + aabb.half_extents()).length()
 }
 
 /// Milliseconds since `t`.

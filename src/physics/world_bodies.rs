@@ -8,8 +8,10 @@ use std::fmt;
 
 use super::body::{normalized_exactly, Body, BodyDef, BodyType, NULL};
 use super::collider::{Collider, ColliderDef, MixedMaterial};
+use super::constants::{MAX_SHAPE_SIZE, MIN_SHAPE_SIZE};
 use super::math::{is_finite_vec, Isometry, Mat3, Quat, Vec3};
 use super::shape::{MassProperties, Shape};
+use super::solver::invert_or_zero;
 use super::world::{BodyHandle, ColliderHandle, World};
 
 /// Why a collider could not be added or changed.
@@ -35,13 +37,16 @@ impl fmt::Display for ColliderError {
 
 impl std::error::Error for ColliderError {}
 
-/// Checks a shape's sizes: finite and positive where a size is asked for.
+/// Checks a shape's sizes: finite, within [`MIN_SHAPE_SIZE`, `MAX_SHAPE_SIZE`] where a
+/// size is asked for.
 pub fn validate_shape(shape: &Shape) -> Result<(), String> {
     let positive = |name: &str, v: f32| {
-        if v.is_finite() && v > 0.0 {
+        if v.is_finite() && (MIN_SHAPE_SIZE..=MAX_SHAPE_SIZE).contains(&v) {
             Ok(())
         } else {
-            Err(format!("{name} must be a positive number, got {v}"))
+            Err(format!(
+                "{name} must be between {MIN_SHAPE_SIZE} and {MAX_SHAPE_SIZE} m, got {v}"
+            ))
         }
     };
     match shape {
@@ -57,7 +62,7 @@ pub fn validate_shape(shape: &Shape) -> Result<(), String> {
             radius,
         } => {
             positive("radius", *radius)?;
-            if half_height.is_finite() && *half_height >= 0.0 {
+            if half_height.is_finite() && (0.0..=MAX_SHAPE_SIZE).contains(half_height) {
                 Ok(())
             } else {
                 Err(format!(
@@ -66,10 +71,16 @@ pub fn validate_shape(shape: &Shape) -> Result<(), String> {
             }
         }
         Shape::ConvexHull(hull) => {
-            if hull.vertices.iter().all(|v| is_finite_vec(*v)) {
+            if hull
+                .vertices
+                .iter()
+                .all(|v| is_finite_vec(*v) && v.abs().max_element() <= MAX_SHAPE_SIZE)
+            {
                 Ok(())
             } else {
-                Err("hull vertices must be finite".into())
+                Err(format!(
+                    "hull vertices must be finite and within {MAX_SHAPE_SIZE} m of the origin"
+                ))
             }
         }
         Shape::Plane { normal } => {
@@ -84,11 +95,24 @@ pub fn validate_shape(shape: &Shape) -> Result<(), String> {
     }
 }
 
+/// The shape as stored: a plane's normal made unit length.
+fn canonical_shape(shape: Shape) -> Shape {
+    match shape {
+        Shape::Plane { normal } => Shape::plane(normal),
+        other => other,
+    }
+}
+
 /// Checks a collider definition on its own.
 fn validate_collider_def(def: &ColliderDef) -> Result<(), String> {
     validate_shape(&def.shape)?;
-    if !is_finite_vec(def.local_position) || !def.local_rotation.is_finite() {
-        return Err("local position and rotation must be finite".into());
+    if !is_finite_vec(def.local_position)
+        || !def.local_rotation.is_finite()
+        || def.local_rotation.length_squared() < 1.0e-12
+    {
+        return Err(
+            "local position and rotation must be finite (and the rotation non-zero)".into(),
+        );
     }
     if !(def.friction.is_finite() && def.friction >= 0.0) {
         return Err(format!(
@@ -119,8 +143,10 @@ fn validate_collider_def(def: &ColliderDef) -> Result<(), String> {
 
 impl World {
     /// Creates a body (without colliders: a dynamic body without colliders weighs 1 kg).
+    /// Values [`BodyDef::validate`] would refuse are replaced by their defaults, so a bad
+    /// definition can never fill the world with NaN; validate first to report them.
     pub fn create_body(&mut self, def: BodyDef) -> BodyHandle {
-        let mut body = Body::new(&def);
+        let mut body = Body::new(&def.sanitized());
         body.sync_center();
         let handle = self.bodies.insert(body);
         self.update_mass(handle.index());
@@ -177,7 +203,7 @@ impl World {
         let body_pose = Isometry::new(body_ref.position, body_ref.rotation);
         let mut collider = Collider {
             body: body.index(),
-            shape: def.shape,
+            shape: canonical_shape(def.shape),
             local_pose: Isometry::new(def.local_position, normalized_exactly(def.local_rotation)),
             friction: def.friction,
             restitution: def.restitution,
@@ -578,7 +604,7 @@ impl World {
             ));
         }
         if let Some(c) = self.colliders.get_mut(handle) {
-            c.shape = shape;
+            c.shape = canonical_shape(shape);
             c.local_pose = Isometry::new(local_pose.translation, local_pose.rotation.normalize());
         }
         self.sync_body_colliders(body);
@@ -630,8 +656,8 @@ impl World {
         };
         body.local_center = props.local_center;
         body.local_inertia = props.inertia;
-        body.local_inv_inertia = if dynamic && props.inertia.determinant().abs() > 1e-20 {
-            props.inertia.inverse()
+        body.local_inv_inertia = if dynamic {
+            invert_or_zero(props.inertia)
         } else {
             Mat3::ZERO
         };

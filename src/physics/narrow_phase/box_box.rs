@@ -80,7 +80,9 @@ pub fn box_box(
         let (i1, i2) = ((i + 1) % 3, (i + 2) % 3);
         for j in 0..3 {
             let (j1, j2) = ((j + 1) % 3, (j + 2) % 3);
-            let len = (1.0 - r[i][j] * r[i][j]).max(0.0).sqrt();
+            // |a_i × b_j| from the other two components of column j (no cancellation near
+            // parallel, unlike √(1 − R_ij²)).
+            let len = (r[i1][j] * r[i1][j] + r[i2][j] * r[i2][j]).sqrt();
             if len < PARALLEL_EPS {
                 continue;
             }

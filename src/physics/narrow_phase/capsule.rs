@@ -39,8 +39,14 @@ pub fn capsule_capsule(
     let normal = if dist > CORE_EPS {
         d / dist
     } else {
-        // Crossing cores: any direction perpendicular to both axes.
-        Vec3::Y.cross(dir_b).try_normalize().unwrap_or(Vec3::X)
+        // Crossing cores: a direction perpendicular to both axes, pointing from A's centre
+        // towards B's.
+        let n = Vec3::Y.cross(dir_b).try_normalize().unwrap_or(Vec3::X);
+        if n.dot(b_in_a.translation) < 0.0 {
+            -n
+        } else {
+            n
+        }
     };
     out.normal = normal;
 
@@ -103,7 +109,7 @@ pub fn capsule_polytope(
         }
     };
     out.normal = normal;
-    if segment_on_face(h, r, poly, b_in_a, normal, margin, out) {
+    if segment_on_face(h, r, poly, b_in_a, normal, core_a, margin, out) {
         return;
     }
     out.normal = normal;
@@ -116,13 +122,17 @@ pub fn capsule_polytope(
 }
 
 /// If the capsule lies flat on the face of `poly` that faces it, writes up to two points
-/// (the segment clipped to the face) and returns true.
+/// (the segment clipped to the face) and returns true. Only when the true closest point
+/// (`core_a`, GJK's witness on the segment) lies within the clipped part: otherwise the
+/// closest feature is an edge or corner beside the face, and the face points would report
+/// a larger gap than there is.
 fn segment_on_face(
     h: f32,
     r: f32,
     poly: &PolyView,
     b_in_a: &Isometry,
     normal: Vec3,
+    core_a: Vec3,
     margin: f32,
     out: &mut Manifold,
 ) -> bool {
@@ -149,7 +159,8 @@ fn segment_on_face(
             t1 = t1.min(dp / (dp - dq));
         }
     });
-    if t1 < t0 {
+    let witness = (core_a.y + h) / (2.0 * h);
+    if t1 < t0 || witness < t0 - 1.0e-3 || witness > t1 + 1.0e-3 {
         return false;
     }
     out.count = 0;

@@ -317,21 +317,33 @@ pub fn face_contact(
             });
         }
     }
-    if scratch.points.is_empty() {
-        // The incident face lies outside the reference face's sides (a skewed, deep overlap):
-        // keep the deepest vertex, whose depth is exactly this axis's separation.
-        let p = inc_in_ref.transform_point(inc.vertex(deepest));
-        let separation = n.dot(p) - d;
-        if separation <= margin {
-            scratch.points.push(ManifoldPoint {
-                point_a: p - n * separation,
-                point_b: p,
-                depth: -separation,
-                id: feature_id(&[id_salt, ref_face as u32, 0xDEE9, deepest as u32]),
-            });
-        }
-    }
     reduce_into(&scratch.points, n, out);
+}
+
+/// Last resort when clipping leaves nothing and there is no edge axis: the deepest vertex of
+/// `inc` along the reference face's normal, whose depth is exactly that axis's separation.
+/// (Among tied vertices the choice is arbitrary, which is why the edge contact comes first.)
+pub fn deepest_vertex_contact(
+    reference: &PolyView,
+    inc: &PolyView,
+    inc_in_ref: &Isometry,
+    ref_face: usize,
+    margin: f32,
+    out: &mut Manifold,
+) {
+    let (n, d) = reference.face_plane(ref_face);
+    let deepest = inc.support_vertex(-inc_in_ref.inverse_transform_vector(n));
+    let p = inc_in_ref.transform_point(inc.vertex(deepest));
+    let separation = n.dot(p) - d;
+    if separation <= margin {
+        out.normal = n;
+        out.push(ManifoldPoint {
+            point_a: p - n * separation,
+            point_b: p,
+            depth: -separation,
+            id: feature_id(&[0xDEE9, ref_face as u32, deepest as u32]),
+        });
+    }
 }
 
 /// Edge contact: one point at the closest points of the two edges.
@@ -383,19 +395,28 @@ pub fn polytope_polytope(
         return;
     }
     let best_face = face_a.0.max(face_b.0);
-    if edge.0 > EDGE_REL_TOL * best_face + ABS_TOL && edge.0 > best_face {
+    let has_edge = edge.0 > f32::MIN;
+    if has_edge && edge.0 > EDGE_REL_TOL * best_face + ABS_TOL && edge.0 > best_face {
         edge_contact(a, b, b_in_a, edge, out);
-    } else if face_b.0 > FACE_REL_TOL * face_a.0 + ABS_TOL {
+        return;
+    }
+    if face_b.0 > FACE_REL_TOL * face_a.0 + ABS_TOL {
         face_contact(b, a, &a_in_b, face_b.1, margin, 1, scratch, out);
+        if out.count == 0 && !has_edge {
+            deepest_vertex_contact(b, a, &a_in_b, face_b.1, margin, out);
+        }
         out.transform(b_in_a);
         out.flip();
     } else {
         face_contact(a, b, b_in_a, face_a.1, margin, 0, scratch, out);
+        if out.count == 0 && !has_edge {
+            deepest_vertex_contact(a, b, b_in_a, face_a.1, margin, out);
+        }
     }
     // With the tolerances a face may win while the edge axis is the shallower one; in deep,
     // skewed overlaps its incident face can then clip to nothing. The edge axis is a true
-    // separating-axis minimum candidate, so fall back to it rather than lose the contact.
-    if out.count == 0 && edge.0 > f32::MIN {
+    // separating-axis candidate, so fall back to it rather than lose the contact.
+    if out.count == 0 && has_edge {
         edge_contact(a, b, b_in_a, edge, out);
     }
 }

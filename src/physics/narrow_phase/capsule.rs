@@ -109,7 +109,7 @@ pub fn capsule_polytope(
         }
     };
     out.normal = normal;
-    if segment_on_face(h, r, poly, b_in_a, normal, core_a, margin, out) {
+    if segment_on_face((h, r), poly, b_in_a, normal, core_a, margin, out) {
         return;
     }
     out.normal = normal;
@@ -127,8 +127,7 @@ pub fn capsule_polytope(
 /// closest feature is an edge or corner beside the face, and the face points would report
 /// a larger gap than there is.
 fn segment_on_face(
-    h: f32,
-    r: f32,
+    (h, r): (f32, f32),
     poly: &PolyView,
     b_in_a: &Isometry,
     normal: Vec3,

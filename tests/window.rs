@@ -104,13 +104,25 @@ fn assert_real_picture(path: &Path) {
         path.display(),
         100.0 * most as f64 / px.len() as f64
     );
-    // The panel (dark, left) and the 3D view (light sky) are both there.
-    let dark = px.iter().filter(|p| p.iter().all(|&c| c < 50)).count();
-    let light = px.iter().filter(|p| p.iter().all(|&c| c > 150)).count();
+    // The panel (dark, on the left) and a busy 3D view (on the right) are both there.
+    let (w, h) = (w as usize, h as usize);
+    let left: Vec<_> = (0..h)
+        .flat_map(|y| px[y * w..y * w + w / 5].iter())
+        .collect();
+    let dark = left.iter().filter(|p| p.iter().all(|&c| c < 60)).count();
     assert!(
-        dark > px.len() / 20 && light > px.len() / 20,
-        "{}: panel or view missing",
+        dark * 2 > left.len(),
+        "{}: no panel on the left",
         path.display()
+    );
+    let right: std::collections::HashSet<_> = (0..h)
+        .flat_map(|y| px[y * w + w / 3..y * w + w].iter())
+        .collect();
+    assert!(
+        right.len() > 300,
+        "{}: the 3D view has only {} colours",
+        path.display(),
+        right.len()
     );
 }
 

@@ -148,3 +148,38 @@ fn pyramid_with_tree_and_islands() {
 fn pile_with_aabbs_and_touching() {
     assert_real_picture(&screenshot("scenes/pile.ron", "200", "aabbs,touching"));
 }
+
+#[test]
+fn stress_flag_runs_the_stress_test_in_the_window() {
+    let Some(mut command) = display_command() else {
+        assert!(
+            std::env::var_os("IMPULSE_REQUIRE_WINDOW_TEST").is_none(),
+            "no display for the stress test"
+        );
+        return;
+    };
+    let result = command
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["scenes/stack.ron", "--stress", "--frames", "90"])
+        .output()
+        .expect("start the window");
+    assert_eq!(
+        result.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&result.stdout);
+    // Either finished (FPS fell under 30) or still spawning after 90 frames; both say how many.
+    assert!(
+        stdout.contains("stress:") && stdout.contains("bodies"),
+        "{stdout}"
+    );
+    // 4 bodies per frame: after 90 frames well past the scene's 21.
+    let count: usize = stdout
+        .split_whitespace()
+        .filter_map(|w| w.parse().ok())
+        .max()
+        .unwrap_or(0);
+    assert!(count > 21, "{stdout}");
+}

@@ -476,3 +476,169 @@ pub fn load_initial(path: Option<&Path>) -> Result<(Scene, Source, String), Scen
         )),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TWO_BOXES: &str = "Scene(bodies: [
+        (name: \"ground\", kind: Static, colliders: [(shape: Plane(normal: (0.0, 1.0, 0.0)))]),
+        (name: \"a\", position: (0.0, 0.5, 0.0), colliders: [(shape: Cuboid(half_extents: (0.5, 0.5, 0.5)))]),
+        (name: \"b\", position: (3.0, 0.5, 0.0), colliders: [(shape: Cuboid(half_extents: (0.5, 0.5, 0.5)))]),
+    ])";
+
+    fn temp_file(name: &str, text: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("impulse-sandbox-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    fn sandbox_on(path: &Path) -> Sandbox {
+        let (scene, source, text) = load_initial(Some(path)).unwrap();
+        Sandbox::new(scene, source, text)
+    }
+
+    #[test]
+    fn a_broken_file_shows_its_error_and_keeps_the_scene() {
+        let good = temp_file("good.ron", TWO_BOXES);
+        let mut s = sandbox_on(&good);
+        s.step_once();
+        let bad = temp_file(
+            "bad.ron",
+            "Scene(bodies: [(name: \"x\", colliders: [(shape: Sphere(radius: -1.0))])])",
+        );
+        assert!(!s.load(&bad));
+        let error = s.error.clone().unwrap();
+        assert!(
+            error.contains("bad.ron") && error.contains("radius"),
+            "{error}"
+        );
+        // The old world is still there and still runs.
+        assert_eq!(s.world.body_count(), 3);
+        assert_eq!(s.world.step_count(), 1);
+        s.step_once();
+        assert_eq!(s.world.step_count(), 2);
+    }
+
+    #[test]
+    fn hot_reload_picks_up_edits_and_survives_broken_ones() {
+        let path = temp_file("hot.ron", TWO_BOXES);
+        let mut s = sandbox_on(&path);
+        assert!(!s.hot_reload(), "nothing changed yet");
+        // Some file systems keep whole-second times: make the change visible.
+        std::thread::sleep(std::time::Duration::from_millis(1100));
+        std::fs::write(
+            &path,
+            TWO_BOXES.replace("(3.0, 0.5, 0.0)", "(6.0, 0.5, 0.0)"),
+        )
+        .unwrap();
+        assert!(s.hot_reload());
+        let b = s
+            .meta
+            .iter()
+            .find(|(_, m)| m.name == "b")
+            .map(|(h, _)| *h)
+            .unwrap();
+        assert_eq!(s.world.body(b).unwrap().position().x, 6.0);
+        std::thread::sleep(std::time::Duration::from_millis(1100));
+        std::fs::write(&path, "Scene(bodies: [").unwrap();
+        assert!(!s.hot_reload());
+        assert!(s.error.as_deref().unwrap_or("").contains("hot.ron:1:"));
+        assert_eq!(s.world.body_count(), 3, "the last good scene keeps running");
+        assert!(
+            !s.hot_reload(),
+            "a broken version is not retried until it changes again"
+        );
+    }
+
+    #[test]
+    fn save_as_writes_a_scene_that_loads_back() {
+        let path = temp_file("save-src.ron", TWO_BOXES);
+        let mut s = sandbox_on(&path);
+        for _ in 0..10 {
+            s.step_once();
+        }
+        let out = temp_file("saved.ron", "");
+        s.save_as(&out, &CameraDesc::default());
+        assert!(s.error.is_none(), "{:?}", s.error);
+        let again = sandbox_on(&out);
+        assert_eq!(again.world.body_count(), 3);
+        let names: Vec<_> = again.meta.values().map(|m| m.name.clone()).collect();
+        assert_eq!(names, ["ground", "a", "b"]);
+    }
+
+    #[test]
+    fn spawn_scale_and_delete() {
+        let path = temp_file("edit.ron", TWO_BOXES);
+        let mut s = sandbox_on(&path);
+        s.spawn.shape = SpawnShape::Box;
+        s.spawn.size = 0.5;
+        s.spawn.density = 2.0;
+        let h = s
+            .spawn_at(Vec3::new(0.0, 5.0, 0.0), Vec3::new(1.0, 0.0, 0.0))
+            .unwrap();
+        assert_eq!(s.selected, Some(h));
+        // A 1 m cube of density 2 weighs 2 kg; scaling by 2 multiplies the mass by 2³.
+        let m0 = s.world.body(h).unwrap().mass();
+        assert!((m0 - 2.0).abs() < 1e-5);
+        s.scale_body(h, 2.0);
+        assert!((s.world.body(h).unwrap().mass() - 16.0).abs() < 1e-3);
+        assert_eq!(
+            s.world.body(h).unwrap().linear_velocity(),
+            Vec3::new(1.0, 0.0, 0.0)
+        );
+        s.delete_selected();
+        assert!(s.world.body(h).is_none());
+        assert_eq!(s.world.body_count(), 3);
+        // Every spawnable shape builds.
+        for shape in SpawnShape::ALL {
+            s.spawn.shape = shape;
+            assert!(
+                s.spawn_at(Vec3::new(0.0, 3.0, 0.0), Vec3::ZERO).is_some(),
+                "{shape:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_mouse_spring_pulls_a_body_to_the_cursor() {
+        let path = temp_file("grab.ron", TWO_BOXES);
+        let mut s = sandbox_on(&path);
+        let a = s
+            .meta
+            .iter()
+            .find(|(_, m)| m.name == "a")
+            .map(|(h, _)| *h)
+            .unwrap();
+        let target = Vec3::new(0.0, 3.0, 0.0);
+        s.grab = Some(Grab {
+            body: a,
+            local_point: Vec3::ZERO,
+            distance: 5.0,
+            target,
+        });
+        // A critically damped 5 Hz spring settles within about a second.
+        for _ in 0..90 {
+            s.step_once();
+        }
+        let p = s.world.body(a).unwrap().position();
+        assert!((p - target).length() < 0.05, "held at {p}");
+    }
+
+    #[test]
+    fn the_accumulator_steps_fixed_dts_and_caps_slow_frames() {
+        let path = temp_file("time.ron", TWO_BOXES);
+        let mut s = sandbox_on(&path);
+        // Two and a half steps of real time: two steps, half a step carried over, which
+        // with 0.6 more makes one more.
+        assert_eq!(s.advance(2.5 * s.timestep, 4), 2);
+        assert_eq!(s.advance(0.6 * s.timestep, 4), 1);
+        // A one-second hitch: at most four steps, the rest dropped.
+        assert_eq!(s.advance(1.0, 4), 4);
+        assert!(s.accumulator <= s.timestep);
+        s.playing = false;
+        assert_eq!(s.advance(1.0, 4), 0);
+    }
+}

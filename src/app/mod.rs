@@ -518,7 +518,7 @@ fn draw_world(sandbox: &Sandbox, view: &View, renderer: &mut Renderer) {
         }
         if body.body_type() == BodyType::Dynamic && !body.is_awake() {
             // Sleeping: dimmed towards grey.
-            rgb = rgb.map(|c| c * 0.55 + 0.12);
+            rgb = rgb.map(|c| c * 0.7 + 0.08);
         }
         if sandbox.selected == Some(handle) {
             rgb = rgb.map(|c| (c * 1.25 + 0.08).min(1.0));

@@ -236,13 +236,7 @@ impl World {
             return false;
         }
         let index = handle.index();
-        self.wake_touching(index);
-        self.wake_body_index(index);
-        let mut ids = Vec::new();
-        self.body_contacts(index, &mut ids);
-        for id in ids {
-            self.destroy_contact(id);
-        }
+        self.detach_contacts(index);
         let Some(body) = self.bodies.remove(handle) else {
             return false;
         };
@@ -274,6 +268,18 @@ impl World {
         }
         self.update_mass(body);
         true
+    }
+
+    /// Wakes a body and everything it touches, then destroys its contacts (before the body
+    /// is removed or changes type).
+    fn detach_contacts(&mut self, index: u32) {
+        self.wake_touching(index);
+        self.wake_body_index(index);
+        let mut ids = Vec::new();
+        self.body_contacts(index, &mut ids);
+        for id in ids {
+            self.destroy_contact(id);
+        }
     }
 
     /// Destroys the contacts of one collider slot.
@@ -506,13 +512,7 @@ impl World {
             return false;
         }
         let index = handle.index();
-        self.wake_touching(index);
-        self.wake_body_index(index);
-        let mut ids = Vec::new();
-        self.body_contacts(index, &mut ids);
-        for id in ids {
-            self.destroy_contact(id);
-        }
+        self.detach_contacts(index);
         if let Some(body) = self.bodies.get_mut(handle) {
             body.body_type = body_type;
             body.awake = true;

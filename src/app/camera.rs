@@ -18,6 +18,8 @@ pub struct OrbitCamera {
     pub distance: f32,
     /// Vertical field of view, rad.
     pub fov: f32,
+    /// Left edge of the 3D view in pixels (the panel covers the rest of the left).
+    pub viewport_left: f32,
 }
 
 impl OrbitCamera {
@@ -33,6 +35,7 @@ impl OrbitCamera {
             pitch: (offset.y / distance).clamp(-1.0, 1.0).asin(),
             distance,
             fov: desc.fov_deg.to_radians(),
+            viewport_left: 0.0,
         }
     }
 
@@ -53,13 +56,26 @@ impl OrbitCamera {
         }
     }
 
-    /// The macroquad camera.
+    /// The 3D view's rectangle: (left, width, height) in pixels.
+    fn view_rect(&self) -> (f32, f32, f32) {
+        let left = self.viewport_left.clamp(0.0, screen_width() - 1.0);
+        (
+            left,
+            (screen_width() - left).max(1.0),
+            screen_height().max(1.0),
+        )
+    }
+
+    /// The macroquad camera, drawing to the part of the window right of the panel.
     pub fn camera3d(&self) -> Camera3D {
+        let (left, width, height) = self.view_rect();
         Camera3D {
             position: self.eye(),
             target: self.target,
             up: Vec3::Y,
             fovy: self.fov,
+            aspect: Some(width / height),
+            viewport: Some((left as i32, 0, width as i32, height as i32)),
             ..Default::default()
         }
     }
@@ -93,9 +109,10 @@ impl OrbitCamera {
 
     /// The world ray through a screen point (pixels): (origin, unit direction).
     pub fn ray(&self, screen: Vec2) -> (Vec3, Vec3) {
+        let (left, width, height) = self.view_rect();
         let ndc = Vec2::new(
-            2.0 * screen.x / screen_width() - 1.0,
-            1.0 - 2.0 * screen.y / screen_height(),
+            2.0 * (screen.x - left) / width - 1.0,
+            1.0 - 2.0 * screen.y / height,
         );
         let inverse = self.camera3d().matrix().inverse();
         let near = inverse.project_point3(Vec3::new(ndc.x, ndc.y, -1.0));

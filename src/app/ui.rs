@@ -12,7 +12,7 @@ use crate::physics::{BodyType, BroadPhaseKind, ColliderDef};
 
 /// Builds every panel for this frame.
 pub fn panels(ctx: &egui::Context, sandbox: &mut Sandbox, view: &mut View) {
-    egui::SidePanel::left("impulse-panel")
+    let panel = egui::SidePanel::left("impulse-panel")
         .resizable(true)
         .default_width(310.0)
         .show(ctx, |ui| {
@@ -27,6 +27,8 @@ pub fn panels(ctx: &egui::Context, sandbox: &mut Sandbox, view: &mut View) {
                 stress(ui, sandbox, view);
             });
         });
+    // The 3D view starts where the panel ends (egui points are pixels: high_dpi is off).
+    view.camera.viewport_left = panel.response.rect.right() * ctx.pixels_per_point();
 }
 
 /// Title, the scene's name, messages, and the mouse controls.

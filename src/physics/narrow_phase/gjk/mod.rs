@@ -440,7 +440,6 @@ fn step<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
 
 /// Helpers shared by the narrow-phase unit tests: randomness, a point-cloud support map and
 /// brute-force references for boxes.
-
 #[cfg(test)]
 pub(crate) mod test_support;
 

@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! Impulse: a 3D rigid-body physics sandbox.
 //!
 //! - [`physics`]: the engine (glam and std only);

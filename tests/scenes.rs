@@ -164,3 +164,53 @@ fn the_documented_example_loads() {
     assert!(s.world.body_count() > 100);
     s.world.step(s.timestep);
 }
+
+mod fuzz {
+    use impulse::scene;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: 3000,
+            rng_seed: proptest::test_runner::RngSeed::Fixed(0x5CE4E),
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        })]
+
+        /// Any edit of a real scene (characters deleted, replaced or inserted) loads or gives
+        /// an error with a place or a body; it never panics.
+        #[test]
+        fn edited_scenes_never_panic(edits in prop::collection::vec((0usize..4000, 0u8..4, any::<char>()), 1..6)) {
+            let mut text: Vec<char> = scene::DEFAULT_SCENE.chars().collect();
+            for (at, kind, c) in edits {
+                let at = at % (text.len() + 1);
+                match kind {
+                    0 if at < text.len() => { text.remove(at); }
+                    1 if at < text.len() => text[at] = c,
+                    2 => text.insert(at, c),
+                    _ => text.insert(at, ['(', ')', '[', ']', ',', ':', '"', '-', '9', 'e'][at % 10]),
+                }
+            }
+            let text: String = text.into_iter().collect();
+            if let Err(e) = scene::load_str(&text, "fuzz.ron") {
+                prop_assert!(e.to_string().starts_with("fuzz.ron"));
+            }
+        }
+    }
+
+    #[test]
+    fn deep_nesting_and_huge_numbers_are_errors() {
+        let deep = format!("Scene(bodies: [{}])", "(".repeat(5000));
+        assert!(scene::load_str(&deep, "deep.ron").is_err());
+        for text in [
+            "Scene(generators: [Grid(counts: (4294967295, 4294967295, 4294967295), spacing: (1.0, 1.0, 1.0))])",
+            "Scene(generators: [Stack(count: 4294967295)])",
+            "Scene(bodies: [(colliders: [(shape: Sphere(radius: 1e38))])])",
+            "Scene(bodies: [(position: (1e39, 0.0, 0.0))])",
+            "Scene(settings: (substeps: 100000))",
+            "Scene(bodies: [(colliders: [(shape: Hull(points: []))])])",
+        ] {
+            assert!(scene::load_str(text, "big.ron").is_err(), "{text}");
+        }
+    }
+}

@@ -18,8 +18,10 @@ fn prefix(g: &Generator) -> &'static str {
 fn count(g: &Generator) -> u64 {
     match g {
         Generator::Stack { count, .. } | Generator::Dominoes { count, .. } => *count as u64,
-        Generator::Pyramid { base, .. } => *base as u64 * (*base as u64 + 1) / 2,
-        Generator::Grid { counts, .. } => counts.0 as u64 * counts.1 as u64 * counts.2 as u64,
+        Generator::Pyramid { base, .. } => (*base as u64).saturating_mul(*base as u64 + 1) / 2,
+        Generator::Grid { counts, .. } => (counts.0 as u64)
+            .saturating_mul(counts.1 as u64)
+            .saturating_mul(counts.2 as u64),
     }
 }
 
@@ -52,7 +54,7 @@ pub fn expand(
     let mut used = std::collections::BTreeMap::<&str, u32>::new();
     for (gi, g) in generators.iter().enumerate() {
         let n = count(g);
-        if out.len() as u64 + n > max_bodies as u64 {
+        if (out.len() as u64).saturating_add(n) > max_bodies as u64 {
             return Err(format!(
                 "generators[{gi}] ({}) would make {n} bodies; a scene may hold at most {max_bodies}",
                 prefix(g)

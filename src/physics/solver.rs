@@ -36,13 +36,14 @@
 //! accumulates its displacement Δx and rotation Δq, and the contact's two material points
 //! are moved with them. Impulse arms follow the bodies' translation; between two dynamic
 //! bodies they meet at one shared point, so linear and angular momentum are conserved
-//! exactly (see `current_anchors`).
+//! exactly (see `current_arms`).
 
 use super::collider::MixedMaterial;
 use super::math::{orthonormal_basis, Mat3, Quat, Vec3};
 use super::narrow_phase::MAX_MANIFOLD_POINTS;
 
-/// The part of a body the solver touches, gathered into a dense array each step.
+/// The part of a body the solver's inner loops touch, gathered into a dense array each step
+/// (hot data apart from cold: every contact iteration copies two of these).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct SolverBody {
     pub linear_velocity: Vec3,
@@ -54,6 +55,11 @@ pub(crate) struct SolverBody {
     pub delta_position: Vec3,
     /// Rotation since the start of the step.
     pub delta_rotation: Quat,
+}
+
+/// What only velocity integration reads, parallel to the `SolverBody` array.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SolverForces {
     /// Gravity plus applied force over mass, m/s².
     pub linear_acceleration: Vec3,
     /// Inverse inertia times applied torque, rad/s².
@@ -62,6 +68,17 @@ pub(crate) struct SolverBody {
     pub angular_damping: f32,
     /// False for kinematic bodies (and the static stand-in): velocities never change.
     pub is_dynamic: bool,
+}
+
+impl SolverForces {
+    /// Nothing acts (static stand-in, kinematic bodies).
+    pub const NONE: SolverForces = SolverForces {
+        linear_acceleration: Vec3::ZERO,
+        angular_acceleration: Vec3::ZERO,
+        linear_damping: 0.0,
+        angular_damping: 0.0,
+        is_dynamic: false,
+    };
 }
 
 impl SolverBody {
@@ -73,11 +90,6 @@ impl SolverBody {
         inv_inertia: Mat3::ZERO,
         delta_position: Vec3::ZERO,
         delta_rotation: Quat::IDENTITY,
-        linear_acceleration: Vec3::ZERO,
-        angular_acceleration: Vec3::ZERO,
-        linear_damping: 0.0,
-        angular_damping: 0.0,
-        is_dynamic: false,
     };
 }
 
@@ -165,7 +177,7 @@ pub(crate) struct ContactConstraint {
     /// Accumulated rolling resistance angular impulse, N·m·s.
     pub rolling_impulse: Vec3,
     pub softness: Softness,
-    /// Both bodies dynamic: impulses act at one shared point (see `current_anchors`).
+    /// Both bodies dynamic: impulses act at one shared point (see `current_arms`).
     pub shared_point: bool,
     pub points: [ConstraintPoint; MAX_MANIFOLD_POINTS],
     pub count: usize,
@@ -294,33 +306,32 @@ pub(crate) fn invert_or_zero(m: Mat3) -> Mat3 {
     Mat3::ZERO
 }
 
-/// The anchors and separation of a point now, during the step.
-///
-/// Separation (Box2D v3): the two material points are moved with their bodies (Δx and Δq),
+/// The separation of a point now, during the step (Box2D v3): the two material points are
+/// moved with their bodies (Δx and Δq),
 /// s = s₀ + n·((Δx_b + Δq_b·r_b) − (Δx_a + Δq_a·r_a) − (r_b − r_a)).
-///
-/// Anchors: the impulse arms follow each body's translation but not its rotation, because
-/// the contact point of a rolling or turning body stays where the bodies touch, not on the
-/// material point (rotating the arms would give a rolling ball a false normal velocity
-/// ω × Δ). Between two dynamic bodies both arms end at the midpoint of the two translated
-/// anchors, so every impulse is an equal and opposite pair at one point and linear and
-/// angular momentum are conserved exactly; against static or kinematic bodies (infinite
-/// mass, nothing to conserve) the dynamic body's own arm is used as it is.
 #[inline]
-fn current_anchors(
-    p: &ConstraintPoint,
-    a: &SolverBody,
-    b: &SolverBody,
-    normal: Vec3,
-    shared: bool,
-) -> (Vec3, Vec3, f32) {
+fn current_separation(p: &ConstraintPoint, a: &SolverBody, b: &SolverBody, normal: Vec3) -> f32 {
     let d = b.delta_position - a.delta_position;
     let moved = d + b.delta_rotation * p.anchor_b - a.delta_rotation * p.anchor_a;
-    let separation = p.separation + normal.dot(moved - (p.anchor_b - p.anchor_a));
+    p.separation + normal.dot(moved - (p.anchor_b - p.anchor_a))
+}
+
+/// The impulse arms of a point now, during the step.
+///
+/// They follow each body's translation but not its rotation, because the contact point of
+/// a rolling or turning body stays where the bodies touch, not on the material point
+/// (rotating the arms would give a rolling ball a false normal velocity ω × Δ). Between two
+/// dynamic bodies both arms end at the midpoint of the two translated anchors, so every
+/// impulse is an equal and opposite pair at one point and linear and angular momentum are
+/// conserved exactly; against static or kinematic bodies (infinite mass, nothing to
+/// conserve) the dynamic body's own arm is used as it is.
+#[inline]
+fn current_arms(p: &ConstraintPoint, a: &SolverBody, b: &SolverBody, shared: bool) -> (Vec3, Vec3) {
     if shared {
-        (p.anchor_a + 0.5 * d, p.anchor_b - 0.5 * d, separation)
+        let half = 0.5 * (b.delta_position - a.delta_position);
+        (p.anchor_a + half, p.anchor_b - half)
     } else {
-        (p.anchor_a, p.anchor_b, separation)
+        (p.anchor_a, p.anchor_b)
     }
 }
 
@@ -357,13 +368,16 @@ fn with_pair(
 }
 
 /// v += h·a, ω += h·α, then damping v /= 1 + h·c (unconditionally stable), then speed caps.
-pub(crate) fn integrate_velocities(bodies: &mut [SolverBody], ctx: &StepContext) {
+pub(crate) fn integrate_velocities(
+    bodies: &mut [SolverBody],
+    forces: &[SolverForces],
+    ctx: &StepContext,
+) {
     let h = ctx.h;
-    for body in bodies.iter_mut().filter(|b| b.is_dynamic) {
-        let v =
-            (body.linear_velocity + h * body.linear_acceleration) / (1.0 + h * body.linear_damping);
-        let w = (body.angular_velocity + h * body.angular_acceleration)
-            / (1.0 + h * body.angular_damping);
+    for (body, f) in bodies.iter_mut().zip(forces).filter(|(_, f)| f.is_dynamic) {
+        let v = (body.linear_velocity + h * f.linear_acceleration) / (1.0 + h * f.linear_damping);
+        let w =
+            (body.angular_velocity + h * f.angular_acceleration) / (1.0 + h * f.angular_damping);
         body.linear_velocity = clamp_length(v, ctx.max_linear_speed);
         body.angular_velocity = clamp_length(w, ctx.max_angular_speed);
     }
@@ -405,7 +419,7 @@ pub(crate) fn warm_start(bodies: &mut [SolverBody], constraints: &[ContactConstr
     for c in constraints {
         with_pair(bodies, c.body_a, c.body_b, |a, b| {
             for p in &c.points[..c.count] {
-                let (ra, rb, _) = current_anchors(p, a, b, c.normal, c.shared_point);
+                let (ra, rb) = current_arms(p, a, b, c.shared_point);
                 let impulse = c.normal * p.normal_impulse + c.tangent_impulse_world(p);
                 apply(a, b, ra, rb, impulse);
             }
@@ -429,7 +443,8 @@ pub(crate) fn solve_contacts(
         let (ia, ib) = (c.body_a, c.body_b);
         with_pair(bodies, ia, ib, |a, b| {
             for p in &mut c.points[..count] {
-                let (ra, rb, separation) = current_anchors(p, a, b, normal, shared);
+                let (ra, rb) = current_arms(p, a, b, shared);
+                let separation = current_separation(p, a, b, normal);
                 let (bias, mass_scale, impulse_scale) = if separation > 0.0 {
                     // Speculative: allow closing the gap this sub-step, no more.
                     (separation * ctx.inv_h, 1.0, 0.0)
@@ -455,7 +470,7 @@ pub(crate) fn solve_contacts(
                 apply(a, b, ra, rb, normal * applied);
             }
             for p in &mut c.points[..count] {
-                let (ra, rb, _) = current_anchors(p, a, b, normal, shared);
+                let (ra, rb) = current_arms(p, a, b, shared);
                 let dv = relative_velocity(a, b, ra, rb);
                 let old = p.tangent_impulse;
                 let mut new = [
@@ -506,7 +521,7 @@ pub(crate) fn apply_restitution(
                 if p.relative_velocity > -ctx.restitution_threshold || p.max_normal_impulse == 0.0 {
                     continue;
                 }
-                let (ra, rb, _) = current_anchors(p, a, b, normal, shared);
+                let (ra, rb) = current_arms(p, a, b, shared);
                 let vn = relative_velocity(a, b, ra, rb).dot(normal);
                 let delta = -p.normal_mass * (vn + e * p.relative_velocity);
                 let total = (p.normal_impulse + delta).max(0.0);
@@ -552,7 +567,6 @@ mod tests {
         let mut body = SolverBody::STATIC;
         body.inv_mass = 1.0;
         body.inv_inertia = Mat3::IDENTITY;
-        body.is_dynamic = true;
         let mut a = body;
         a.linear_velocity = Vec3::X;
         let mut b = body;

@@ -18,7 +18,8 @@ use super::math::{Isometry, Vec3};
 use super::narrow_phase::{collide, Scratch};
 use super::profile::{StepCounters, StepProfile};
 use super::solver::{
-    self, ConstraintShared, ContactConstraint, PointInput, Softness, SolverBody, StepContext,
+    self, ConstraintShared, ContactConstraint, PointInput, Softness, SolverBody, SolverForces,
+    StepContext,
 };
 
 /// Handle of a body: stale (finds nothing) once the body is removed.
@@ -132,6 +133,8 @@ pub(crate) struct StepScratch {
     pub to_destroy: Vec<u32>,
     pub to_wake: Vec<u32>,
     pub solver_bodies: Vec<SolverBody>,
+    /// Forces and damping of each solver body (read by velocity integration only).
+    pub solver_forces: Vec<SolverForces>,
     /// Body slot of each solver body (index 0, the static stand-in, maps to NULL).
     pub solver_to_body: Vec<u32>,
     pub constraints: Vec<ContactConstraint>,
@@ -536,10 +539,11 @@ impl World {
             ..
         } = self;
         let bodies = &mut scratch.solver_bodies;
+        let forces = &scratch.solver_forces;
         let constraints = &mut scratch.constraints;
         for _ in 0..substeps {
             let t = Instant::now();
-            solver::integrate_velocities(bodies, &ctx);
+            solver::integrate_velocities(bodies, forces, &ctx);
             let t2 = Instant::now();
             profile.integration_ms += ms_between(t, t2);
             solver::warm_start(bodies, constraints);
@@ -567,10 +571,13 @@ impl World {
     fn gather_solver_bodies(&mut self) {
         let gravity = self.settings.gravity;
         let bodies = &mut self.scratch.solver_bodies;
+        let forces = &mut self.scratch.solver_forces;
         let map = &mut self.scratch.solver_to_body;
         bodies.clear();
+        forces.clear();
         map.clear();
         bodies.push(SolverBody::STATIC);
+        forces.push(SolverForces::NONE);
         map.push(NULL);
         for (handle, body) in self.bodies.iter_mut() {
             if body.body_type == BodyType::Static || !body.awake {
@@ -590,19 +597,17 @@ impl World {
                 inv_inertia,
                 delta_position: Vec3::ZERO,
                 delta_rotation: glam::Quat::IDENTITY,
-                linear_acceleration: if dynamic {
-                    gravity * body.gravity_scale + body.force * body.inv_mass
-                } else {
-                    Vec3::ZERO
-                },
-                angular_acceleration: if dynamic {
-                    inv_inertia * body.torque
-                } else {
-                    Vec3::ZERO
-                },
-                linear_damping: body.linear_damping,
-                angular_damping: body.angular_damping,
-                is_dynamic: dynamic,
+            });
+            forces.push(if dynamic {
+                SolverForces {
+                    linear_acceleration: gravity * body.gravity_scale + body.force * body.inv_mass,
+                    angular_acceleration: inv_inertia * body.torque,
+                    linear_damping: body.linear_damping,
+                    angular_damping: body.angular_damping,
+                    is_dynamic: true,
+                }
+            } else {
+                SolverForces::NONE
             });
             map.push(handle.index());
         }

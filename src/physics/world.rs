@@ -552,7 +552,7 @@ impl World {
             }
             let t3 = Instant::now();
             profile.solver_ms += ms_between(t2, t3);
-            solver::integrate_positions(bodies, &ctx);
+            solver::integrate_positions(bodies, forces, &ctx);
             let t4 = Instant::now();
             profile.integration_ms += ms_between(t3, t4);
             for _ in 0..settings.position_iterations {
@@ -605,6 +605,9 @@ impl World {
                     linear_damping: body.linear_damping,
                     angular_damping: body.angular_damping,
                     is_dynamic: true,
+                    rotation: body.rotation,
+                    local_inertia: body.local_inertia,
+                    local_inv_inertia: body.local_inv_inertia,
                 }
             } else {
                 SolverForces::NONE

@@ -448,7 +448,8 @@ pub(crate) fn integrate_positions(
         body.delta_position += h * body.linear_velocity;
         let w = body.angular_velocity;
         let q0 = body.delta_rotation;
-        if !f.is_dynamic || w == Vec3::ZERO || isotropic(&f.local_inertia) {
+        // Slow spins (resting bodies) gain nothing measurable from the gyroscopic update.
+        if !f.is_dynamic || w.length_squared() < 1.0e-4 || isotropic(&f.local_inertia) {
             body.delta_rotation = rotate(q0, w, h);
             continue;
         }

@@ -228,18 +228,7 @@ fn scratch_reuse_gives_identical_answers() {
 
 #[test]
 fn degenerate_inputs_never_panic_or_produce_nan() {
-    let shapes = [
-        Shape::sphere(0.0),
-        Shape::sphere(1e-6),
-        Shape::sphere(1.0),
-        Shape::cuboid(Vec3::ZERO),
-        Shape::cuboid(Vec3::new(1.0, 0.0, 0.0)),
-        Shape::cuboid(Vec3::new(1.0, 1.0, 0.0)),
-        Shape::cuboid(Vec3::splat(0.5)),
-        Shape::capsule(0.0, 0.0),
-        Shape::capsule(1.0, 0.0),
-        Shape::capsule(1.0, 0.5),
-    ];
+    let shapes = degenerate_shapes();
     let poses = [
         Isometry::IDENTITY,
         at(1e-7, 0.0, 0.0),

@@ -3,7 +3,7 @@
 
 use super::super::geometry::closest_points_segment_segment;
 use crate::physics::math::{Isometry, Quat, Vec3};
-use crate::physics::shape::SupportMap;
+use crate::physics::shape::{Shape, SupportMap};
 
 /// A tiny deterministic linear congruential generator (Knuth's MMIX constants).
 pub struct Lcg(pub u64);
@@ -132,4 +132,20 @@ pub fn sat_box_gap(half_a: Vec3, half_b: Vec3, b_in_a: &Isometry) -> (f32, Vec3)
         }
     }
     best
+}
+
+/// Zero-size, flat and thin shapes next to ordinary ones, for the no-panic/no-NaN sweeps.
+pub fn degenerate_shapes() -> [Shape; 10] {
+    [
+        Shape::sphere(0.0),
+        Shape::sphere(1e-6),
+        Shape::sphere(1.0),
+        Shape::cuboid(Vec3::ZERO),
+        Shape::cuboid(Vec3::new(1.0, 0.0, 0.0)),
+        Shape::cuboid(Vec3::new(1.0, 1.0, 0.0)),
+        Shape::cuboid(Vec3::splat(0.5)),
+        Shape::capsule(0.0, 0.0),
+        Shape::capsule(1.0, 0.0),
+        Shape::capsule(1.0, 0.5),
+    ]
 }

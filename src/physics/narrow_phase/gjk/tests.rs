@@ -364,18 +364,7 @@ fn curved_shapes_converge_within_the_iteration_cap() {
 
 #[test]
 fn degenerate_inputs_never_panic_or_produce_nan() {
-    let shapes = [
-        Shape::sphere(0.0),
-        Shape::sphere(1e-6),
-        Shape::sphere(1.0),
-        Shape::cuboid(Vec3::ZERO),
-        Shape::cuboid(Vec3::new(1.0, 0.0, 0.0)),
-        Shape::cuboid(Vec3::new(1.0, 1.0, 0.0)),
-        Shape::cuboid(Vec3::splat(0.5)),
-        Shape::capsule(0.0, 0.0),
-        Shape::capsule(1.0, 0.0),
-        Shape::capsule(1.0, 0.5),
-    ];
+    let shapes = degenerate_shapes();
     let poses = [
         Isometry::IDENTITY,
         at(1e-7, 0.0, 0.0),

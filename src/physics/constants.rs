@@ -27,6 +27,11 @@ pub const SPECULATIVE_DISTANCE: f32 = 4.0 * LINEAR_SLOP;
 /// the floor; with it the solver stops it exactly at the surface.
 pub const MAX_SPECULATIVE_DISTANCE: f32 = 2.0;
 
+/// Farthest a contact point may have moved since the last step and still inherit that
+/// point's impulses when its feature id changed, m (4 × linear slop). Resting points move
+/// far less; sliding points that move farther start fresh, which costs little.
+pub const CONTACT_MATCH_DISTANCE: f32 = 4.0 * LINEAR_SLOP;
+
 /// Default number of sub-steps per step. Four sub-steps of a 60 Hz step give a 240 Hz
 /// solver: stacks of 20 and mass ratios of 1:100 stay stable (Box2D v3 default).
 pub const DEFAULT_SUBSTEPS: u32 = 4;
@@ -151,6 +156,12 @@ pub const SAT_ABSOLUTE_TOLERANCE: f32 = 0.5 * LINEAR_SLOP;
 /// Two edges whose cross product is shorter than this fraction of their lengths are
 /// parallel and define no separating axis of their own (a face axis covers them).
 pub const SAT_PARALLEL_SINE: f32 = 1.0e-5;
+
+/// A polygon vertex this close to a clipping plane counts as on it, as a fraction of the
+/// polygon's size (unitless; 10 µm on a 1 m face). Rounding puts the vertices of faces lying
+/// on top of each other about 10⁻⁷ of their size off the side planes; 100 times that keeps a
+/// coplanar edge from being cut at a random point, and is far below any contact slop.
+pub const CLIP_PLANE_TOLERANCE: f32 = 1.0e-5;
 
 /// Capsule axes count as parallel above this |cos| (about 5.7°): a capsule lying along
 /// another then gets two contact points instead of rocking on one.

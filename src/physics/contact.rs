@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use super::body::NULL;
 use super::broad_phase::DeterministicBuildHasher;
 use super::collider::MixedMaterial;
+use super::constants::CONTACT_MATCH_DISTANCE;
 use super::math::Vec3;
 use super::narrow_phase::{ManifoldPoint, MAX_MANIFOLD_POINTS};
 
@@ -134,14 +135,48 @@ impl Contact {
         self.touching
     }
 
-    /// Replaces the manifold, carrying impulses over from points with the same feature id.
+    /// Replaces the manifold, carrying impulses over from the old points.
+    ///
+    /// A new point takes the impulses of the old point with the same feature id. Feature ids
+    /// are not stable where clipping is degenerate (faces exactly on top of each other, as in
+    /// every aligned stack: a corner is both an incident vertex and an edge cut by a side
+    /// plane, and the smallest tilt decides which), so a point left without a match takes
+    /// the nearest unclaimed old point instead when it lies within [`CONTACT_MATCH_DISTANCE`]
+    /// and within a quarter of the old points' spacing (so small shapes never swap corners).
+    /// Without this, warm starting is lost whenever a resting manifold's ids flip and the
+    /// fresh, unbalanced impulses kick the stack sideways.
     pub(crate) fn update_points(&mut self, normal: Vec3, new_points: &[ManifoldPoint]) {
         let old = self.points;
         let old_count = self.count;
         self.normal = normal;
         self.count = new_points.len();
-        for (dst, src) in self.points.iter_mut().zip(new_points) {
-            let matched = old[..old_count].iter().find(|o| o.id == src.id);
+        let mut claimed = [false; MAX_MANIFOLD_POINTS];
+        let mut matched_of = [None::<usize>; MAX_MANIFOLD_POINTS];
+        for (slot, src) in matched_of.iter_mut().zip(new_points) {
+            if let Some(j) = (0..old_count).find(|&j| !claimed[j] && old[j].id == src.id) {
+                claimed[j] = true;
+                *slot = Some(j);
+            }
+        }
+        let spacing2 = min_spacing_squared(&old[..old_count]);
+        let reach2 = (CONTACT_MATCH_DISTANCE * CONTACT_MATCH_DISTANCE).min(spacing2 / 16.0);
+        for (slot, src) in matched_of.iter_mut().zip(new_points) {
+            if slot.is_some() {
+                continue;
+            }
+            let mid = 0.5 * (src.point_a + src.point_b);
+            let nearest = (0..old_count)
+                .filter(|&j| !claimed[j])
+                .map(|j| (j, old[j].point().distance_squared(mid)))
+                .filter(|&(_, d2)| d2 <= reach2)
+                .min_by(|x, y| x.1.total_cmp(&y.1));
+            if let Some((j, _)) = nearest {
+                claimed[j] = true;
+                *slot = Some(j);
+            }
+        }
+        for ((dst, src), matched) in self.points.iter_mut().zip(new_points).zip(matched_of) {
+            let matched = matched.map(|j| &old[j]);
             *dst = ContactPoint {
                 point_a: src.point_a,
                 point_b: src.point_b,
@@ -153,6 +188,17 @@ impl Contact {
             };
         }
     }
+}
+
+/// The smallest squared distance between two of `points` (infinite for fewer than two).
+fn min_spacing_squared(points: &[ContactPoint]) -> f32 {
+    let mut best = f32::INFINITY;
+    for (i, p) in points.iter().enumerate() {
+        for q in &points[i + 1..] {
+            best = best.min(p.point().distance_squared(q.point()));
+        }
+    }
+    best
 }
 
 /// All contacts, with the pair table and the dense iteration list.
@@ -230,5 +276,65 @@ impl ContactSet {
             self.slots[moved as usize].dense_index = dense as u32;
         }
         self.free.push(id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(x: f32, z: f32, id: u32) -> ManifoldPoint {
+        let p = Vec3::new(x, 0.0, z);
+        ManifoldPoint {
+            point_a: p,
+            point_b: p,
+            depth: 0.001,
+            id,
+        }
+    }
+
+    fn contact_with(points: &[ManifoldPoint], impulses: &[f32]) -> Contact {
+        let mut set = ContactSet::default();
+        let id = set.create(0, 1, 0, 1, MixedMaterial::default());
+        let mut c = set.slots[id as usize].clone();
+        c.update_points(Vec3::Y, points);
+        for (p, &impulse) in c.points.iter_mut().zip(impulses) {
+            p.normal_impulse = impulse;
+            p.tangent_impulse = Vec3::X * impulse;
+        }
+        c
+    }
+
+    #[test]
+    fn impulses_follow_the_feature_id() {
+        let mut c = contact_with(&[point(0.5, 0.5, 1), point(-0.5, 0.5, 2)], &[3.0, 4.0]);
+        // Same ids, listed in the other order and moved slightly.
+        c.update_points(Vec3::Y, &[point(-0.49, 0.5, 2), point(0.51, 0.5, 1)]);
+        assert_eq!(c.points()[0].normal_impulse, 4.0);
+        assert_eq!(c.points()[1].normal_impulse, 3.0);
+        assert_eq!(c.points()[1].tangent_impulse, Vec3::X * 3.0);
+    }
+
+    #[test]
+    fn a_renamed_point_in_the_same_place_keeps_its_impulses() {
+        // Degenerate clipping renames a corner (new id) without moving it: the nearest old
+        // point within reach hands over its impulses; a point that appeared far from every
+        // old one starts from zero.
+        let mut c = contact_with(&[point(0.5, 0.5, 1), point(-0.5, 0.5, 2)], &[3.0, 4.0]);
+        c.update_points(Vec3::Y, &[point(0.5, 0.501, 9), point(-0.2, -0.5, 10)]);
+        assert_eq!(c.points()[0].normal_impulse, 3.0);
+        assert_eq!(c.points()[1].normal_impulse, 0.0);
+    }
+
+    #[test]
+    fn the_reach_shrinks_with_the_spacing_of_small_manifolds() {
+        // Corners of a 4 mm face are 4 mm apart: reach is a quarter of that (1 mm), so a
+        // renamed point 2 mm from the nearest old corner starts fresh instead of stealing it.
+        let mut c = contact_with(&[point(0.002, 0.0, 1), point(-0.002, 0.0, 2)], &[3.0, 4.0]);
+        c.update_points(Vec3::Y, &[point(0.0, 0.002, 7)]);
+        assert_eq!(c.points()[0].normal_impulse, 0.0);
+        c = contact_with(&[point(0.002, 0.0, 1), point(-0.002, 0.0, 2)], &[3.0, 4.0]);
+        c.update_points(Vec3::Y, &[point(0.0015, 0.0, 7)]);
+        assert_eq!(c.points()[0].normal_impulse, 3.0);
     }
 }

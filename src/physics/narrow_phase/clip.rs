@@ -1,6 +1,7 @@
 //! Polygon clipping and manifold reduction, shared by box-box and hull-hull contacts.
 
 use super::{Manifold, ManifoldPoint, MAX_MANIFOLD_POINTS};
+use crate::physics::constants::CLIP_PLANE_TOLERANCE;
 use crate::physics::math::Vec3;
 
 /// A polygon vertex with the feature id it came from.
@@ -25,6 +26,13 @@ pub fn feature_id(parts: &[u32]) -> u32 {
 /// Sutherland–Hodgman: keeps the part of `input` where `normal · x <= offset`.
 /// A vertex made by cutting edge (v_i → v_j) gets an id mixing v_i's id, v_j's id and
 /// `plane_id`, so the same cut gets the same id next step.
+///
+/// A vertex within [`CLIP_PLANE_TOLERANCE`] of the plane (relative to the size of the
+/// polygon) counts as on it and is kept as it is. Faces lying exactly on top of each other
+/// (every aligned stack) put incident vertices on the side planes to within rounding; a
+/// strict test would cut an edge that runs along a side plane at whatever parameter the
+/// rounding noise gives, and the reduction could then keep that arbitrary point instead of
+/// the corner, shifting the support polygon from step to step.
 pub fn clip_polygon(
     input: &[ClipVertex],
     normal: Vec3,
@@ -36,19 +44,25 @@ pub fn clip_polygon(
     let Some(&last) = input.last() else {
         return;
     };
+    let size = input
+        .iter()
+        .map(|v| v.point.abs().max_element())
+        .fold(offset.abs(), f32::max);
+    let tolerance = CLIP_PLANE_TOLERANCE * size;
+    let inside = |dist: f32| dist <= tolerance;
     let mut prev = last;
     let mut prev_dist = normal.dot(prev.point) - offset;
     for &cur in input {
         let cur_dist = normal.dot(cur.point) - offset;
-        if (prev_dist <= 0.0) != (cur_dist <= 0.0) {
-            // The edge crosses the plane: add the crossing point.
+        if inside(prev_dist) != inside(cur_dist) {
+            // The edge crosses the plane (one end clearly outside): add the crossing point.
             let t = prev_dist / (prev_dist - cur_dist);
             out.push(ClipVertex {
-                point: prev.point + (cur.point - prev.point) * t,
+                point: prev.point + (cur.point - prev.point) * t.clamp(0.0, 1.0),
                 id: feature_id(&[prev.id, cur.id, plane_id]),
             });
         }
-        if cur_dist <= 0.0 {
+        if inside(cur_dist) {
             out.push(cur);
         }
         prev = cur;
@@ -142,6 +156,25 @@ mod tests {
         let mut again = Vec::new();
         clip_polygon(&square(1.0), Vec3::X, 0.0, 7, &mut again);
         assert_eq!(out, again);
+    }
+
+    #[test]
+    fn an_edge_lying_on_the_plane_is_not_cut() {
+        // The square's edge x = 1 lies on the plane x = 1 up to rounding noise (±1e-7, as when
+        // two boxes' faces sit exactly on top of each other). The clip must keep exactly the
+        // four corners: a strict test would cut that edge at whatever parameter the noise
+        // gives and add a point in the middle of it.
+        let mut square = square(1.0);
+        square[1].point.x += 1.0e-7;
+        square[2].point.x -= 1.0e-7;
+        let mut out = Vec::new();
+        clip_polygon(&square, Vec3::X, 1.0, 7, &mut out);
+        assert_eq!(out.len(), 4);
+        assert_eq!(
+            out.iter().map(|v| v.id).collect::<Vec<_>>(),
+            vec![0, 1, 2, 3],
+            "the corners, unchanged"
+        );
     }
 
     #[test]

@@ -126,6 +126,8 @@ pub struct Collider {
     pub(crate) world_pose: Isometry,
     /// Tight world bounds.
     pub(crate) aabb: Aabb,
+    /// [`Shape::feature_size`] of the shape, kept with it.
+    pub(crate) feature_size: f32,
     pub(crate) user_data: u64,
 }
 

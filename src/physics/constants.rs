@@ -36,6 +36,25 @@ pub const CONTACT_MATCH_DISTANCE: f32 = 4.0 * LINEAR_SLOP;
 /// solver: stacks of 20 and mass ratios of 1:100 stay stable (Box2D v3 default).
 pub const DEFAULT_SUBSTEPS: u32 = 4;
 
+/// Most sub-steps an island may be given for a large mass ratio, count. Sixteen sub-steps
+/// (4 × the default) keep a 1000 kg cube on a 1 kg cube within a few centimetres; beyond
+/// about 1:1600 the heavy body sinks further, in proportion to the ratio.
+pub const MAX_SUBSTEPS: u32 = 16;
+
+/// Largest mass ratio between touching dynamic bodies that an island handles with the
+/// world's sub-step count, unitless. A contact is a spring relative to the lighter body, so
+/// a heavy body sinks into a light one by about the ratio times the usual depth; above this
+/// the island gets √(ratio / this) times the sub-steps, and contacts stiffer in proportion
+/// (see `solver/mod.rs`). At 25 a heavy body sinks into a light one at most ~1 cm with the
+/// default 4 sub-steps and 30 Hz contacts.
+pub const MASS_RATIO_FREE: f32 = 25.0;
+
+/// Regularisation of the relax pass's normal block, relative to its diagonal, unitless. Four
+/// coplanar contact points leave the block singular (any self-balancing set of impulses
+/// changes no velocity); 10⁻⁴ picks the smallest impulses while leaving a velocity error of
+/// 10⁻⁴ of the correction, far below anything visible.
+pub const RELAX_REGULARIZATION: f32 = 1.0e-4;
+
 /// Default stiffness of contacts, Hz. Soft contacts push out penetration like a spring of
 /// this frequency; capped at a quarter of the sub-step rate to stay stable (Box2D: 30).
 pub const DEFAULT_CONTACT_HERTZ: f32 = 30.0;

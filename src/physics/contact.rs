@@ -36,13 +36,21 @@ pub struct ContactPoint {
     pub depth: f32,
     /// Feature id (see [`ManifoldPoint::id`]).
     pub id: u32,
-    /// Accumulated normal impulse of the last step, N·s.
+    /// Normal impulse over the last step, N·s (the per-sub-step impulse the solver ended
+    /// with, times the sub-steps: at rest, the load times the step).
     pub normal_impulse: f32,
-    /// Accumulated friction impulse of the last step as a world vector, N·s (re-projected
-    /// onto the next step's tangent basis when warm starting).
+    /// Friction impulse over the last step as a world vector, N·s (re-projected onto the
+    /// next step's tangent basis when warm starting).
     pub tangent_impulse: Vec3,
     /// Largest normal impulse applied in one iteration of the last step (did it push?).
     pub max_normal_impulse: f32,
+    /// Lever arm from body A's centre of mass to where the solver applies this point's
+    /// impulses, world axes, kept while the point stays within reach (see `world_solve.rs`).
+    pub(crate) arm_a: Vec3,
+    /// The same from body B's centre of mass.
+    pub(crate) arm_b: Vec3,
+    /// The arms hold a value carried from an earlier step.
+    pub(crate) anchored: bool,
 }
 
 impl ContactPoint {
@@ -185,6 +193,9 @@ impl Contact {
                 normal_impulse: matched.map_or(0.0, |o| o.normal_impulse),
                 tangent_impulse: matched.map_or(Vec3::ZERO, |o| o.tangent_impulse),
                 max_normal_impulse: 0.0,
+                arm_a: matched.map_or(Vec3::ZERO, |o| o.arm_a),
+                arm_b: matched.map_or(Vec3::ZERO, |o| o.arm_b),
+                anchored: matched.is_some_and(|o| o.anchored),
             };
         }
     }

@@ -14,6 +14,7 @@ use super::body::{BodyType, NULL};
 use super::constants::{ANGULAR_SLEEP_TOLERANCE, LINEAR_SLEEP_TOLERANCE, TIME_TO_SLEEP};
 use super::math::Vec3;
 use super::world::World;
+use super::world_solve::find_root;
 
 /// Member lists of sleeping islands, in reusable slots.
 #[derive(Clone, Debug, Default)]
@@ -50,16 +51,6 @@ impl SleepIslands {
     pub fn len(&self) -> usize {
         self.islands.len() - self.free.len()
     }
-}
-
-/// Union–find root with path halving.
-fn find(parent: &mut [u32], mut i: u32) -> u32 {
-    while parent[i as usize] != i {
-        let grand = parent[parent[i as usize] as usize];
-        parent[i as usize] = grand;
-        i = grand;
-    }
-    i
 }
 
 impl World {
@@ -145,11 +136,9 @@ impl World {
             body.sleep_time = if resting { body.sleep_time + dt } else { 0.0 };
         }
 
-        // 2. Union–find over touching contacts between awake dynamic bodies; a body carried
+        // 2. The islands were built for the solve (`World::build_islands`); a body carried
         //    by a moving kinematic body must stay awake.
         let parent = &mut self.scratch.island_parent;
-        parent.clear();
-        parent.extend(0..n as u32);
         let carried = &mut self.scratch.to_wake;
         carried.clear();
         for &id in &self.contacts.active {
@@ -168,15 +157,6 @@ impl World {
                 continue;
             }
             match (a.body_type, b.body_type) {
-                (BodyType::Dynamic, BodyType::Dynamic) => {
-                    let (ra, rb) = (find(parent, ia), find(parent, ib));
-                    if ra != rb {
-                        // Smaller index as root: deterministic.
-                        let (lo, hi) = (ra.min(rb), ra.max(rb));
-                        parent[hi as usize] = lo;
-                    }
-                }
-                // Carried by a moving kinematic body: its island must stay awake.
                 (BodyType::Kinematic, BodyType::Dynamic) if a.sleep_time == 0.0 => carried.push(ib),
                 (BodyType::Dynamic, BodyType::Kinematic) if b.sleep_time == 0.0 => carried.push(ia),
                 _ => {}
@@ -189,7 +169,7 @@ impl World {
         min_sleep.resize(n, f32::MAX);
         let mut islands = 0;
         for solver_index in 1..n {
-            let root = find(parent, solver_index as u32) as usize;
+            let root = find_root(parent, solver_index as u32) as usize;
             let body = self.bodies.at(self.scratch.solver_to_body[solver_index]);
             let time = body.map_or(0.0, |b| b.sleep_time);
             if min_sleep[root] == f32::MAX {
@@ -198,13 +178,13 @@ impl World {
             min_sleep[root] = min_sleep[root].min(time);
         }
         for &carried in &self.scratch.to_wake {
-            let root = find(parent, carried) as usize;
+            let root = find_root(parent, carried) as usize;
             min_sleep[root] = 0.0;
         }
         self.scratch.to_wake.clear();
         self.counters.islands = islands;
         for solver_index in 1..n {
-            let root = find(parent, solver_index as u32);
+            let root = find_root(parent, solver_index as u32);
             if let Some(body) = self
                 .bodies
                 .at_mut(self.scratch.solver_to_body[solver_index])
@@ -220,19 +200,19 @@ impl World {
         let mut members = std::mem::take(&mut self.scratch.island_members);
         members.clear();
         for solver_index in 1..n {
-            let root = find(parent, solver_index as u32) as usize;
+            let root = find_root(parent, solver_index as u32) as usize;
             if min_sleep[root] >= TIME_TO_SLEEP {
                 members.push(solver_index as u32);
             }
         }
-        members.sort_unstable_by_key(|&i| (find(parent, i), i));
+        members.sort_unstable_by_key(|&i| (find_root(parent, i), i));
         let mut start = 0;
         let mut group = std::mem::take(&mut self.scratch.island_group);
         while start < members.len() {
-            let root = find(parent, members[start]);
+            let root = find_root(parent, members[start]);
             let mut end = start;
             group.clear();
-            while end < members.len() && find(parent, members[end]) == root {
+            while end < members.len() && find_root(parent, members[end]) == root {
                 group.push(self.scratch.solver_to_body[members[end] as usize]);
                 end += 1;
             }

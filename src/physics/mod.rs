@@ -17,6 +17,8 @@ pub mod shape;
 pub(crate) mod solver;
 pub mod world;
 pub mod world_bodies;
+mod world_contacts;
+mod world_solve;
 
 pub use body::{Body, BodyDef, BodyType};
 pub use collider::{Collider, ColliderDef};

@@ -1,5 +1,34 @@
 //! What a step cost and what it worked on.
 
+use std::time::Instant;
+
+/// Measures consecutive phases: each `lap` returns the milliseconds since the last one.
+pub(crate) struct PhaseTimer {
+    last: Instant,
+}
+
+impl PhaseTimer {
+    /// Starts timing now.
+    pub fn start() -> Self {
+        Self {
+            last: Instant::now(),
+        }
+    }
+
+    /// Milliseconds since the start or the last lap, and starts the next lap.
+    pub fn lap(&mut self) -> f32 {
+        let now = Instant::now();
+        let ms = (now - self.last).as_secs_f32() * 1000.0;
+        self.last = now;
+        ms
+    }
+
+    /// Milliseconds since the start or the last lap, without starting a new one.
+    pub fn elapsed_ms(&self) -> f32 {
+        self.last.elapsed().as_secs_f32() * 1000.0
+    }
+}
+
 /// Wall-clock time of each phase of the last step, in milliseconds.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct StepProfile {

@@ -201,9 +201,11 @@ impl World {
             ));
         }
         let body_pose = Isometry::new(body_ref.position, body_ref.rotation);
+        let shape = canonical_shape(def.shape);
         let mut collider = Collider {
             body: body.index(),
-            shape: canonical_shape(def.shape),
+            feature_size: shape.feature_size(),
+            shape,
             local_pose: Isometry::new(def.local_position, normalized_exactly(def.local_rotation)),
             friction: def.friction,
             restitution: def.restitution,
@@ -605,6 +607,7 @@ impl World {
         }
         if let Some(c) = self.colliders.get_mut(handle) {
             c.shape = canonical_shape(shape);
+            c.feature_size = c.shape.feature_size();
             c.local_pose = Isometry::new(local_pose.translation, local_pose.rotation.normalize());
         }
         self.sync_body_colliders(body);

@@ -128,6 +128,20 @@ impl Shape {
         }
     }
 
+    /// Half the shape's smallest dimension, m: the radius of spheres and capsules, the
+    /// smallest half extent of boxes and of a hull's bounding box, infinite for planes.
+    /// Distances the engine compares with a shape's features (how far a contact point may
+    /// move and keep its identity, how far ahead contacts are predicted) are capped by a
+    /// fraction of it, so a 1 cm box is treated like a 1 m one scaled down.
+    pub fn feature_size(&self) -> f32 {
+        match self {
+            Shape::Sphere { radius } | Shape::Capsule { radius, .. } => *radius,
+            Shape::Cuboid { half_extents } => half_extents.min_element(),
+            Shape::ConvexHull(hull) => hull.local_aabb().half_extents().min_element(),
+            Shape::Plane { .. } => f32::INFINITY,
+        }
+    }
+
     /// Bounding box after placing the shape with `iso`.
     pub fn world_aabb(&self, iso: &Isometry) -> Aabb {
         match self {

@@ -1,0 +1,83 @@
+//! The solver's view of a body: the hot velocities and pose deltas, apart from what only
+//! velocity integration reads.
+
+use crate::physics::math::{Mat3, Quat, Vec3};
+
+/// The part of a body the solver's inner loops touch, gathered into a dense array each step
+/// (hot data apart from cold: every contact iteration copies two of these).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SolverBody {
+    pub linear_velocity: Vec3,
+    pub angular_velocity: Vec3,
+    pub inv_mass: f32,
+    /// World inverse inertia at the start of the step.
+    pub inv_inertia: Mat3,
+    /// Centre-of-mass displacement since the start of the step.
+    pub delta_position: Vec3,
+    /// Rotation since the start of the step.
+    pub delta_rotation: Quat,
+}
+
+impl SolverBody {
+    /// The stand-in for every static body: never moves, infinite mass. It sits at index 0 of
+    /// the solver's array and is never written.
+    pub const STATIC: SolverBody = SolverBody {
+        linear_velocity: Vec3::ZERO,
+        angular_velocity: Vec3::ZERO,
+        inv_mass: 0.0,
+        inv_inertia: Mat3::ZERO,
+        delta_position: Vec3::ZERO,
+        delta_rotation: Quat::IDENTITY,
+    };
+
+    /// True when contacts change its velocity (finite mass).
+    #[inline]
+    pub fn is_dynamic(&self) -> bool {
+        self.inv_mass > 0.0
+    }
+}
+
+/// What only velocity integration reads, parallel to the `SolverBody` array.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SolverForces {
+    /// Gravity plus applied force over mass, m/s².
+    pub linear_acceleration: Vec3,
+    /// Inverse inertia times applied torque, rad/s².
+    pub angular_acceleration: Vec3,
+    pub linear_damping: f32,
+    pub angular_damping: f32,
+    /// False for kinematic bodies (and the static stand-in): velocities never change.
+    pub is_dynamic: bool,
+    /// Orientation at the start of the step (the current one is `delta_rotation · this`).
+    pub rotation: Quat,
+    /// Inertia about the centre of mass in body axes, and its inverse (free rotation).
+    pub local_inertia: Mat3,
+    pub local_inv_inertia: Mat3,
+}
+
+impl SolverForces {
+    /// Nothing acts (static stand-in, kinematic bodies).
+    pub const NONE: SolverForces = SolverForces {
+        linear_acceleration: Vec3::ZERO,
+        angular_acceleration: Vec3::ZERO,
+        linear_damping: 0.0,
+        angular_damping: 0.0,
+        is_dynamic: false,
+        rotation: Quat::IDENTITY,
+        local_inertia: Mat3::ZERO,
+        local_inv_inertia: Mat3::ZERO,
+    };
+}
+
+/// Shortens `v` to at most `max`; a non-finite `v` (from an overflowing force) becomes zero.
+#[inline]
+pub(crate) fn clamp_length(v: Vec3, max: f32) -> Vec3 {
+    let len2 = v.length_squared();
+    if !len2.is_finite() {
+        Vec3::ZERO
+    } else if len2 > max * max {
+        v * (max / len2.sqrt())
+    } else {
+        v
+    }
+}

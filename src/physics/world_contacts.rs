@@ -1,0 +1,243 @@
+//! Contact bookkeeping of the world: new pairs from the broad phase become contacts, each
+//! body threads its contacts through an intrusive list, and the narrow phase refreshes the
+//! manifold of every contact with an awake body (phases 1 and 2 of a step).
+
+use super::body::{Body, BodyType, NULL};
+use super::collider::{Collider, MixedMaterial};
+use super::constants::{MAX_SPECULATIVE_DISTANCE, SPECULATIVE_DISTANCE};
+use super::contact::{Contact, ContactEdge};
+use super::handle::{Arena, Handle};
+use super::narrow_phase::collide;
+use super::world::{ContactPair, World};
+
+impl World {
+    /// Phase 1: asks the broad phase for new pairs and creates their contacts.
+    pub(crate) fn update_pairs(&mut self) {
+        let mut pairs = std::mem::take(&mut self.scratch.new_pairs);
+        pairs.clear();
+        self.broad_phase
+            .update_pairs(&mut |a, b| pairs.push((a, b)));
+        for &(a, b) in &pairs {
+            self.try_create_contact(a, b);
+        }
+        self.scratch.new_pairs = pairs;
+    }
+
+    /// Creates the contact between two collider slots if it may exist and does not yet.
+    pub(crate) fn try_create_contact(&mut self, ca: u32, cb: u32) {
+        let (Some(col_a), Some(col_b)) = (self.colliders.at(ca), self.colliders.at(cb)) else {
+            return;
+        };
+        if col_a.body == col_b.body || self.contacts.find(ca, cb).is_some() {
+            return;
+        }
+        let (Some(body_a), Some(body_b)) = (self.bodies.at(col_a.body), self.bodies.at(col_b.body))
+        else {
+            return;
+        };
+        // Only pairs where something can be pushed matter.
+        if !body_a.is_dynamic() && !body_b.is_dynamic() {
+            return;
+        }
+        let material = MixedMaterial::of(col_a, col_b);
+        let (body_a, body_b) = (col_a.body, col_b.body);
+        let id = self.contacts.create(ca, cb, body_a, body_b, material);
+        self.link_contact(id);
+    }
+
+    /// The contact edge `key` (contact id << 1 | side).
+    fn edge_mut(&mut self, key: u32) -> &mut ContactEdge {
+        &mut self.contacts.slots[(key >> 1) as usize].edges[(key & 1) as usize]
+    }
+
+    /// Pushes both sides of contact `id` at the front of their bodies' lists.
+    fn link_contact(&mut self, id: u32) {
+        for side in 0..2u32 {
+            let key = id << 1 | side;
+            let body_index = self.contacts.slots[id as usize].edges[side as usize].body;
+            let Some(body) = self.bodies.at_mut(body_index) else {
+                continue;
+            };
+            let head = body.contact_head;
+            body.contact_head = key;
+            body.contact_count += 1;
+            let edge = self.edge_mut(key);
+            edge.prev = NULL;
+            edge.next = head;
+            if head != NULL {
+                self.edge_mut(head).prev = key;
+            }
+        }
+    }
+
+    /// Takes both sides of contact `id` out of their bodies' lists.
+    fn unlink_contact(&mut self, id: u32) {
+        for side in 0..2u32 {
+            let edge = self.contacts.slots[id as usize].edges[side as usize];
+            if edge.prev != NULL {
+                self.edge_mut(edge.prev).next = edge.next;
+            } else if let Some(body) = self.bodies.at_mut(edge.body) {
+                body.contact_head = edge.next;
+            }
+            if edge.next != NULL {
+                self.edge_mut(edge.next).prev = edge.prev;
+            }
+            if let Some(body) = self.bodies.at_mut(edge.body) {
+                body.contact_count -= 1;
+            }
+        }
+    }
+
+    /// Destroys contact `id`, reporting an end event if it was touching.
+    pub(crate) fn destroy_contact(&mut self, id: u32) {
+        if self.contacts.slots[id as usize].touching {
+            let pair = self.contact_pair(&self.contacts.slots[id as usize]);
+            if self.stepping {
+                self.events.end.push(pair);
+            } else {
+                self.pending_end.push(pair);
+            }
+        }
+        self.unlink_contact(id);
+        self.contacts.destroy(id);
+    }
+
+    /// The handles of a contact's colliders and bodies.
+    fn contact_pair(&self, c: &Contact) -> ContactPair {
+        make_pair(&self.bodies, &self.colliders, c)
+    }
+
+    /// Contact ids of a body, following its intrusive list.
+    pub(crate) fn body_contacts(&self, body: u32, out: &mut Vec<u32>) {
+        out.clear();
+        let Some(b) = self.bodies.at(body) else {
+            return;
+        };
+        let mut key = b.contact_head;
+        while key != NULL {
+            out.push(key >> 1);
+            key = self.contacts.slots[(key >> 1) as usize].edges[(key & 1) as usize].next;
+        }
+    }
+
+    /// Phase 2: recomputes the manifold of every contact with an awake body.
+    pub(crate) fn update_contacts(&mut self, dt: f32) {
+        self.scratch.to_destroy.clear();
+        self.scratch.to_wake.clear();
+        let Self {
+            bodies,
+            colliders,
+            contacts,
+            broad_phase,
+            scratch,
+            events,
+            ..
+        } = self;
+        for &id in &contacts.active {
+            let contact = &mut contacts.slots[id as usize];
+            let (Some(col_a), Some(col_b)) = (
+                colliders.at(contact.collider_a),
+                colliders.at(contact.collider_b),
+            ) else {
+                scratch.to_destroy.push(id);
+                continue;
+            };
+            let (Some(body_a), Some(body_b)) = (bodies.at(col_a.body), bodies.at(col_b.body))
+            else {
+                scratch.to_destroy.push(id);
+                continue;
+            };
+            let active_a = body_a.awake && body_a.body_type != BodyType::Static;
+            let active_b = body_b.awake && body_b.body_type != BodyType::Static;
+            if !active_a && !active_b {
+                continue;
+            }
+            if !broad_phase
+                .fat_aabb(col_a.proxy)
+                .overlaps(&broad_phase.fat_aabb(col_b.proxy))
+            {
+                scratch.to_destroy.push(id);
+                continue;
+            }
+            // How fast any point of the pair can close: relative linear speed plus each
+            // body's spin times the reach of its collider from the centre of mass.
+            let closing = (body_a.linear_velocity - body_b.linear_velocity).length()
+                + spin_reach(body_a, col_a)
+                + spin_reach(body_b, col_b);
+            let margin = (SPECULATIVE_DISTANCE + closing * dt).min(MAX_SPECULATIVE_DISTANCE);
+            let manifold = collide(
+                &col_a.shape,
+                &col_a.world_pose,
+                &col_b.shape,
+                &col_b.world_pose,
+                margin,
+                &mut scratch.narrow,
+            );
+            let was_touching = contact.touching;
+            contact.update_points(manifold.normal, manifold.points());
+            contact.touching = manifold.count > 0;
+            if contact.touching || was_touching {
+                let pair = make_pair(bodies, colliders, contact);
+                match (was_touching, contact.touching) {
+                    (false, true) => events.begin.push(pair),
+                    (true, true) => events.persist.push(pair),
+                    _ => events.end.push(pair),
+                }
+            }
+            // An awake body touching a sleeping one wakes its island.
+            if contact.touching && active_a != active_b {
+                let (sleeper, sleeper_index) = if active_a {
+                    (body_b, col_b.body)
+                } else {
+                    (body_a, col_a.body)
+                };
+                if sleeper.is_dynamic() && !sleeper.awake {
+                    scratch.to_wake.push(sleeper_index);
+                }
+            }
+        }
+        let to_destroy = std::mem::take(&mut self.scratch.to_destroy);
+        for &id in &to_destroy {
+            self.destroy_contact(id);
+        }
+        self.scratch.to_destroy = to_destroy;
+        let to_wake = std::mem::take(&mut self.scratch.to_wake);
+        for &body in &to_wake {
+            self.wake_body_index(body);
+        }
+        self.scratch.to_wake = to_wake;
+    }
+}
+
+/// |ω| times the farthest a collider's AABB reaches from the body's centre of mass: the
+/// fastest any of its points moves because of the spin.
+fn spin_reach(body: &Body, collider: &Collider) -> f32 {
+    let w = body.angular_velocity.length();
+    if w == 0.0 {
+        return 0.0;
+    }
+    let aabb = collider.aabb;
+    w * ((aabb.center() - body.center).abs() + aabb.half_extents()).length()
+}
+
+/// The handles of a contact's colliders and bodies; a removed one gets a stale handle
+/// (generation u32::MAX) that finds nothing.
+fn make_pair(bodies: &Arena<Body>, colliders: &Arena<Collider>, c: &Contact) -> ContactPair {
+    fn stale<T>(i: u32) -> Handle<T> {
+        Handle::from_raw_parts(i, u32::MAX)
+    }
+    ContactPair {
+        collider_a: colliders
+            .handle_at(c.collider_a)
+            .unwrap_or_else(|| stale(c.collider_a)),
+        collider_b: colliders
+            .handle_at(c.collider_b)
+            .unwrap_or_else(|| stale(c.collider_b)),
+        body_a: bodies
+            .handle_at(c.edges[0].body)
+            .unwrap_or_else(|| stale(c.edges[0].body)),
+        body_b: bodies
+            .handle_at(c.edges[1].body)
+            .unwrap_or_else(|| stale(c.edges[1].body)),
+    }
+}

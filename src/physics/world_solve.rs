@@ -1,0 +1,501 @@
+//! Phases 3 and 4 of a step: gather the awake bodies and the touching contacts into the
+//! solver's arrays, run the sub-stepped solver island group by island group, store the
+//! impulses back, and write the bodies back.
+//!
+//! Solver body array layout: index 0 is the static stand-in (never written), then every
+//! awake kinematic body, then the awake dynamic bodies group by group. A group is the set of
+//! islands that need the same sub-step count (see `substeps_for_mass_ratio`); nearly always
+//! there is one. Constraints are sorted the same way, so each group solves two contiguous
+//! ranges.
+//!
+//! **Anchored lever arms.** A contact point keeps the arms (from each body's centre of mass
+//! to where its impulses act, in world axes) it was first solved with, as long as the
+//! narrow phase still finds the point within reach of them on both bodies: within
+//! [`CONTACT_MATCH_DISTANCE`] and a quarter of the smaller shape's feature size. The reason
+//! is in the solver notes (re-deriving arms every step makes tall soft stacks buckle); a
+//! rolling ball keeps touching where its arm points, so its arm stays valid, while a box
+//! tipping over or sliding off an edge drifts out of reach within a step or two and gets
+//! fresh arms.
+
+use std::ops::Range;
+
+use super::body::{BodyType, NULL};
+use super::constants::*;
+use super::math::{Isometry, Quat, Vec3};
+use super::profile::PhaseTimer;
+use super::solver::{
+    self, substeps_for_mass_ratio, ConstraintShared, ContactConstraint, Pass, PointInput, Softness,
+    SolverBody, SolverForces, StepContext,
+};
+use super::world::World;
+
+/// One group of islands solved with its own sub-step count.
+#[derive(Clone, Debug)]
+pub(crate) struct SolveGroup {
+    pub substeps: u32,
+    /// Its dynamic bodies in the solver body array.
+    pub bodies: Range<usize>,
+    /// Its constraints in the constraint array.
+    pub constraints: Range<usize>,
+}
+
+impl super::world::StepScratch {
+    /// Orders the constraints group by group (stable) and records each group's range.
+    fn sort_constraints_by_group(&mut self) {
+        if self.groups.len() == 1 {
+            self.groups[0].constraints = 0..self.constraints.len();
+            return;
+        }
+        self.sorted_constraints.clear();
+        let mut groups_sorted = std::mem::take(&mut self.remap);
+        groups_sorted.clear();
+        for g in 0..self.groups.len() {
+            let start = self.sorted_constraints.len();
+            for (c, &cg) in self.constraints.iter().zip(&self.constraint_group) {
+                if cg as usize == g {
+                    self.sorted_constraints.push(*c);
+                    groups_sorted.push(cg);
+                }
+            }
+            self.groups[g].constraints = start..self.sorted_constraints.len();
+        }
+        std::mem::swap(&mut self.constraints, &mut self.sorted_constraints);
+        std::mem::swap(&mut self.constraint_group, &mut groups_sorted);
+        self.remap = groups_sorted;
+    }
+}
+
+/// Union–find root with path halving.
+pub(crate) fn find_root(parent: &mut [u32], mut i: u32) -> u32 {
+    while parent[i as usize] != i {
+        let grand = parent[parent[i as usize] as usize];
+        parent[i as usize] = grand;
+        i = grand;
+    }
+    i
+}
+
+impl World {
+    /// Phase 3: gathers awake bodies and touching contacts, runs the sub-stepped solver per
+    /// group, stores impulses back into the contacts.
+    pub(crate) fn solve(&mut self, dt: f32) {
+        let mut timer = PhaseTimer::start();
+        self.gather_solver_bodies();
+        let contexts = &mut self.scratch.group_contexts;
+        contexts.clear();
+        for g in 0..self.scratch.groups.len() {
+            let ctx = self.step_context(dt, self.scratch.groups[g].substeps);
+            self.scratch.group_contexts.push(ctx);
+        }
+        self.gather_constraints();
+        self.profile.solver_ms += timer.lap();
+        for g in 0..self.scratch.groups.len() {
+            self.solve_group(g, &mut timer);
+        }
+        self.store_impulses();
+        self.profile.solver_ms += timer.lap();
+    }
+
+    /// The step context of a group with `substeps` sub-steps. Contacts are stiffened in
+    /// proportion to the extra sub-steps (capped at a quarter of the sub-step rate), so a
+    /// group solved finer is also stiffer, which is what a mass ratio needs.
+    fn step_context(&self, dt: f32, substeps: u32) -> StepContext {
+        let s = &self.settings;
+        let base = s.substeps.max(1);
+        let h = dt / substeps as f32;
+        let hertz = (s.contact_hertz * substeps as f32 / base as f32).min(0.25 / h);
+        StepContext {
+            h,
+            inv_h: 1.0 / h,
+            contact_softness: Softness::new(hertz, s.contact_damping_ratio, h),
+            static_softness: Softness::new(2.0 * hertz, s.contact_damping_ratio, h),
+            max_push_velocity: s.max_push_velocity,
+            restitution_threshold: s.restitution_threshold,
+            max_linear_speed: MAX_LINEAR_SPEED,
+            max_angular_speed: MAX_ROTATION_PER_SUBSTEP / h,
+        }
+    }
+
+    /// Runs the sub-steps of group `g`, then its restitution pass.
+    fn solve_group(&mut self, g: usize, timer: &mut PhaseTimer) {
+        let group = self.scratch.groups[g].clone();
+        let ctx = self.scratch.group_contexts[g];
+        let kinematic = 1..1 + self.scratch.kinematic_count;
+        let Self {
+            scratch,
+            profile,
+            settings,
+            ..
+        } = self;
+        let bodies = &mut scratch.solver_bodies;
+        let forces = &scratch.solver_forces;
+        let constraints = &mut scratch.constraints[group.constraints.clone()];
+        // Kinematic bodies are shared by every group: each group moves them along its own
+        // sub-steps from the start of the step.
+        for body in &mut bodies[kinematic.clone()] {
+            body.delta_position = Vec3::ZERO;
+            body.delta_rotation = Quat::IDENTITY;
+        }
+        let moving = [kinematic, group.bodies.clone()];
+        for _ in 0..group.substeps {
+            for range in moving.iter().cloned() {
+                solver::integrate_velocities(&mut bodies[range.clone()], &forces[range], &ctx);
+            }
+            profile.integration_ms += timer.lap();
+            solver::warm_start(bodies, constraints);
+            for _ in 0..settings.velocity_iterations.max(1) {
+                solver::solve_contacts(bodies, constraints, &ctx, Pass::Biased);
+            }
+            profile.solver_ms += timer.lap();
+            for range in moving.iter().cloned() {
+                solver::integrate_positions(&mut bodies[range.clone()], &forces[range], &ctx);
+            }
+            profile.integration_ms += timer.lap();
+            for _ in 0..settings.position_iterations {
+                solver::solve_contacts(bodies, constraints, &ctx, Pass::Relax);
+            }
+            profile.solver_ms += timer.lap();
+        }
+        solver::apply_restitution(bodies, constraints, &ctx);
+        profile.solver_ms += timer.lap();
+    }
+
+    /// Fills the solver body array (layout in the module notes), builds the islands of the
+    /// awake dynamic bodies and splits them into sub-step groups.
+    fn gather_solver_bodies(&mut self) {
+        // 1. Provisional indices: kinematic bodies first, then dynamic ones in slot order.
+        let mut kinematic = 0u32;
+        let mut dynamic = 0u32;
+        for (_, body) in self.bodies.iter() {
+            if body.awake && body.body_type == BodyType::Kinematic {
+                kinematic += 1;
+            } else if body.awake && body.body_type == BodyType::Dynamic {
+                dynamic += 1;
+            }
+        }
+        let (mut next_kinematic, mut next_dynamic) = (1u32, 1 + kinematic);
+        for (_, body) in self.bodies.iter_mut() {
+            body.solver_index = match body.body_type {
+                BodyType::Kinematic if body.awake => {
+                    next_kinematic += 1;
+                    next_kinematic - 1
+                }
+                BodyType::Dynamic if body.awake => {
+                    next_dynamic += 1;
+                    next_dynamic - 1
+                }
+                _ => 0,
+            };
+        }
+        let count = 1 + kinematic + dynamic;
+        self.scratch.kinematic_count = kinematic as usize;
+
+        // 2. Islands and the largest mass ratio across each island's contacts.
+        self.build_islands(count as usize);
+
+        // 3. Sub-step groups; dynamic bodies re-indexed group by group when there are several.
+        self.plan_groups(count as usize);
+
+        // 4. The arrays themselves, in solver index order.
+        self.fill_solver_arrays(count as usize);
+    }
+
+    /// Union–find over touching contacts between awake dynamic bodies (static and kinematic
+    /// bodies do not join islands: a floor would otherwise make the whole scene one island),
+    /// and per root the largest mass ratio of two touching dynamic bodies.
+    pub(crate) fn build_islands(&mut self, count: usize) {
+        let first_dynamic = 1 + self.scratch.kinematic_count as u32;
+        let Self {
+            bodies,
+            contacts,
+            scratch,
+            ..
+        } = self;
+        let parent = &mut scratch.island_parent;
+        parent.clear();
+        parent.extend(0..count as u32);
+        // The pairs of touching awake dynamic bodies, with their masses.
+        let pairs = contacts.active.iter().filter_map(|&id| {
+            let c = &contacts.slots[id as usize];
+            let a = bodies.at(c.edges[0].body)?;
+            let b = bodies.at(c.edges[1].body)?;
+            let dynamic = a.solver_index >= first_dynamic && b.solver_index >= first_dynamic;
+            (c.touching && dynamic).then_some((a.solver_index, b.solver_index, a.mass, b.mass))
+        });
+        for (ia, ib, _, _) in pairs.clone() {
+            let (ra, rb) = (find_root(parent, ia), find_root(parent, ib));
+            if ra != rb {
+                // Smaller index as root: deterministic.
+                let (lo, hi) = (ra.min(rb), ra.max(rb));
+                parent[hi as usize] = lo;
+            }
+        }
+        let ratio = &mut scratch.island_ratio;
+        ratio.clear();
+        ratio.resize(count, 1.0);
+        for (ia, _, ma, mb) in pairs {
+            if ma > 0.0 && mb > 0.0 {
+                let root = find_root(parent, ia) as usize;
+                ratio[root] = ratio[root].max((ma / mb).max(mb / ma));
+            }
+        }
+    }
+
+    /// Sorts the islands into sub-step groups and, when there is more than one group,
+    /// re-indexes the dynamic bodies so each group is contiguous.
+    fn plan_groups(&mut self, count: usize) {
+        let base = self.settings.substeps.max(1);
+        let first = 1 + self.scratch.kinematic_count;
+        let scratch = &mut self.scratch;
+        scratch.body_substeps.clear();
+        scratch.body_substeps.resize(count, base);
+        let mut finer = false;
+        for i in first..count {
+            let root = find_root(&mut scratch.island_parent, i as u32) as usize;
+            let n = substeps_for_mass_ratio(base, scratch.island_ratio[root]);
+            scratch.body_substeps[i] = n;
+            finer |= n != base;
+        }
+        scratch.groups.clear();
+        if !finer {
+            scratch.groups.push(SolveGroup {
+                substeps: base,
+                bodies: first..count,
+                constraints: 0..0,
+            });
+            return;
+        }
+        // New order: by sub-step count, then by the provisional index (deterministic).
+        let order = &mut scratch.order;
+        order.clear();
+        order.extend(first as u32..count as u32);
+        order.sort_unstable_by_key(|&i| (scratch.body_substeps[i as usize], i));
+        // remap[old] = new
+        let remap = &mut scratch.remap;
+        remap.clear();
+        remap.resize(count, 0);
+        for (k, &old) in order.iter().enumerate() {
+            remap[old as usize] = (first + k) as u32;
+        }
+        for (_, body) in self.bodies.iter_mut() {
+            if body.solver_index as usize >= first {
+                body.solver_index = remap[body.solver_index as usize];
+            }
+        }
+        let mut start = first;
+        while start < count {
+            let n = scratch.body_substeps[order[start - first] as usize];
+            let mut end = start;
+            while end < count && scratch.body_substeps[order[end - first] as usize] == n {
+                end += 1;
+            }
+            scratch.groups.push(SolveGroup {
+                substeps: n,
+                bodies: start..end,
+                constraints: 0..0,
+            });
+            start = end;
+        }
+        // Islands and sub-step counts follow the new indices.
+        let kinematic = scratch.kinematic_count;
+        self.build_islands(count);
+        let scratch = &mut self.scratch;
+        for group in &scratch.groups {
+            for i in group.bodies.clone() {
+                scratch.body_substeps[i] = group.substeps;
+            }
+        }
+        debug_assert_eq!(kinematic, scratch.kinematic_count);
+    }
+
+    /// Copies every awake non-static body into the solver arrays at its solver index.
+    fn fill_solver_arrays(&mut self, count: usize) {
+        let gravity = self.settings.gravity;
+        let scratch = &mut self.scratch;
+        scratch.solver_bodies.clear();
+        scratch.solver_bodies.resize(count, SolverBody::STATIC);
+        scratch.solver_forces.clear();
+        scratch.solver_forces.resize(count, SolverForces::NONE);
+        scratch.solver_to_body.clear();
+        scratch.solver_to_body.resize(count, NULL);
+        for (handle, body) in self.bodies.iter_mut() {
+            let index = body.solver_index as usize;
+            if index == 0 {
+                continue;
+            }
+            let inv_inertia = body.world_inv_inertia();
+            // Kinematic velocities are capped like dynamic ones so absurd input cannot
+            // overflow positions.
+            body.linear_velocity = solver::clamp_length(body.linear_velocity, MAX_LINEAR_SPEED);
+            scratch.solver_bodies[index] = SolverBody {
+                linear_velocity: body.linear_velocity,
+                angular_velocity: body.angular_velocity,
+                inv_mass: body.inv_mass,
+                inv_inertia,
+                delta_position: Vec3::ZERO,
+                delta_rotation: Quat::IDENTITY,
+            };
+            if body.is_dynamic() {
+                scratch.solver_forces[index] = SolverForces {
+                    linear_acceleration: gravity * body.gravity_scale + body.force * body.inv_mass,
+                    angular_acceleration: inv_inertia * body.torque,
+                    linear_damping: body.linear_damping,
+                    angular_damping: body.angular_damping,
+                    is_dynamic: true,
+                    rotation: body.rotation,
+                    local_inertia: body.local_inertia,
+                    local_inv_inertia: body.local_inv_inertia,
+                };
+            }
+            scratch.solver_to_body[index] = handle.index();
+        }
+    }
+
+    /// Turns every touching contact with an awake dynamic body into a constraint, anchoring
+    /// its points' lever arms (module notes), and sorts the constraints by group.
+    fn gather_constraints(&mut self) {
+        let warm_start = self.settings.enable_warm_starting;
+        let Self {
+            bodies,
+            colliders,
+            contacts,
+            scratch,
+            ..
+        } = self;
+        scratch.constraints.clear();
+        scratch.constraint_group.clear();
+        let first_dynamic = 1 + scratch.kinematic_count as u32;
+        for &id in &contacts.active {
+            let c = &mut contacts.slots[id as usize];
+            if !c.touching {
+                continue;
+            }
+            let (Some(body_a), Some(body_b)) =
+                (bodies.at(c.edges[0].body), bodies.at(c.edges[1].body))
+            else {
+                continue;
+            };
+            let (ia, ib) = (body_a.solver_index, body_b.solver_index);
+            if ia < first_dynamic && ib < first_dynamic {
+                continue;
+            }
+            let dynamic_index = if ia >= first_dynamic { ia } else { ib };
+            let substeps = scratch.body_substeps[dynamic_index as usize];
+            let group = if scratch.groups.len() == 1 {
+                0
+            } else {
+                scratch
+                    .groups
+                    .iter()
+                    .position(|g| g.bodies.contains(&(dynamic_index as usize)))
+                    .unwrap_or(0)
+            };
+            let reach = match (colliders.at(c.collider_a), colliders.at(c.collider_b)) {
+                (Some(a), Some(b)) => {
+                    CONTACT_MATCH_DISTANCE.min(0.25 * a.feature_size.min(b.feature_size))
+                }
+                _ => 0.0,
+            };
+            let (center_a, center_b) = (body_a.center, body_b.center);
+            let dynamic_pair = body_a.is_dynamic() && body_b.is_dynamic();
+            scratch.points.clear();
+            let scale = 1.0 / substeps as f32;
+            for p in c.points[..c.count].iter_mut() {
+                let mid = p.point();
+                let within = |center: Vec3, arm: Vec3| (center + arm).distance(mid) <= reach;
+                if !(p.anchored && within(center_a, p.arm_a) && within(center_b, p.arm_b)) {
+                    p.arm_a = mid - center_a;
+                    p.arm_b = mid - center_b;
+                    p.anchored = true;
+                }
+                // Each body's impulses act at its own anchored point. The two points may sit
+                // apart by up to `reach`, so the pair's angular momentum is off by at most
+                // reach × impulse; a shared point (their midpoint, say) would move with the
+                // bodies' relative motion and bring back the buckling.
+                scratch.points.push(PointInput {
+                    anchor_a: p.arm_a,
+                    anchor_b: p.arm_b,
+                    depth: p.depth,
+                    normal_impulse: p.normal_impulse * scale,
+                    tangent_impulse: p.tangent_impulse * scale,
+                });
+            }
+            let ctx = &scratch.group_contexts[group];
+            // Contacts with static or kinematic bodies are stiffer (Box2D: twice the
+            // frequency), so bodies are not pushed into the ground by what they carry.
+            let softness = if dynamic_pair {
+                ctx.contact_softness
+            } else {
+                ctx.static_softness
+            };
+            let shared = ConstraintShared {
+                contact: id,
+                normal: c.normal,
+                material: c.material,
+                rolling_impulse: c.rolling_impulse * scale,
+                softness,
+                warm_start,
+            };
+            let (sa, sb) = (
+                &scratch.solver_bodies[ia as usize],
+                &scratch.solver_bodies[ib as usize],
+            );
+            scratch.constraints.push(ContactConstraint::prepare(
+                (ia, sa),
+                (ib, sb),
+                &scratch.points,
+                &shared,
+            ));
+            scratch.constraint_group.push(group as u32);
+        }
+        scratch.sort_constraints_by_group();
+    }
+
+    /// Copies the accumulated impulses back into the persistent contacts, as impulses over
+    /// the whole step (the solver's are per sub-step).
+    fn store_impulses(&mut self) {
+        let scratch = &self.scratch;
+        for (c, &group) in scratch.constraints.iter().zip(&scratch.constraint_group) {
+            let substeps = scratch.groups[group as usize].substeps as f32;
+            let contact = &mut self.contacts.slots[c.contact as usize];
+            contact.rolling_impulse = c.rolling_impulse * substeps;
+            for (dst, src) in contact.points.iter_mut().zip(&c.points[..c.count]) {
+                dst.normal_impulse = src.normal_impulse * substeps;
+                dst.tangent_impulse = c.tangent_impulse_world(src) * substeps;
+                dst.max_normal_impulse = src.max_normal_impulse;
+            }
+        }
+    }
+
+    /// Phase 4: writes the solver's results into the bodies, moves their colliders and
+    /// broad-phase proxies, clears forces.
+    pub(crate) fn finalize_bodies(&mut self) {
+        let Self {
+            bodies,
+            colliders,
+            broad_phase,
+            scratch,
+            ..
+        } = self;
+        for (solver_index, &body_index) in scratch.solver_to_body.iter().enumerate().skip(1) {
+            let s = &scratch.solver_bodies[solver_index];
+            let Some(body) = bodies.at_mut(body_index) else {
+                continue;
+            };
+            body.linear_velocity = s.linear_velocity;
+            body.angular_velocity = s.angular_velocity;
+            body.center += s.delta_position;
+            body.rotation = (s.delta_rotation * body.rotation).normalize();
+            body.position = body.center - body.rotation * body.local_center;
+            body.force = Vec3::ZERO;
+            body.torque = Vec3::ZERO;
+            let pose = Isometry::new(body.position, body.rotation);
+            for &ci in &body.colliders {
+                if let Some(collider) = colliders.at_mut(ci) {
+                    collider.sync(&pose);
+                    broad_phase.move_proxy(collider.proxy, collider.aabb, s.delta_position);
+                }
+            }
+        }
+    }
+}

@@ -112,7 +112,8 @@ fn write_line(out: &mut impl Write, path: &Path, line: &str) -> Result<(), CliEr
         .map_err(|e| CliError::Internal(format!("{}: cannot write: {e}", path.display())))
 }
 
-/// `impulse run`: N fixed steps, a summary line, optional JSON dumps.
+/// `impulse run`: N fixed steps, a summary line, optional JSON dumps. Fails (exit status 1)
+/// when any body was frozen because its state stopped being finite.
 pub fn run(
     path: &Path,
     steps: u64,
@@ -125,8 +126,12 @@ pub fn run(
     let mut scene = load(Some(path))?;
     let mut out = dump.map(create).transpose()?;
     let start = Instant::now();
+    let mut first_frozen = None;
     for step in 1..=steps {
         scene.world.step(scene.timestep);
+        if first_frozen.is_none() && !scene.world.frozen_bodies().is_empty() {
+            first_frozen = Some(step);
+        }
         if let (Some(out), Some(every), Some(p)) = (out.as_mut(), dump_every, dump) {
             if step % every == 0 {
                 write_line(out, p, &state_json(&scene.world, &scene.meta)?)?;
@@ -155,7 +160,15 @@ pub fn run(
         w.counters().contact_points,
         kinetic_energy(w)
     );
-    Ok(())
+    let frozen = w.counters().frozen_bodies;
+    match first_frozen {
+        Some(step) if frozen > 0 => Err(CliError::Internal(format!(
+            "{}: {frozen} bodies frozen (their state stopped being finite, first at step {step}); \
+             they were kept at their last finite pose",
+            path.display()
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// Mean, median, 95th percentile and max of some timings, ms.

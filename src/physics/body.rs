@@ -181,6 +181,9 @@ pub struct Body {
     pub(crate) gravity_scale: f32,
     pub(crate) can_sleep: bool,
     pub(crate) awake: bool,
+    /// Its state stopped being finite in a step: kept at its last finite pose, at rest, and
+    /// left out of the solver (others see it as fixed) until it is placed again.
+    pub(crate) frozen: bool,
     /// How long the body has moved slower than the sleep thresholds, s.
     pub(crate) sleep_time: f32,
     /// Index of the sleeping island holding this body, or NULL when awake.
@@ -220,6 +223,7 @@ impl Body {
             gravity_scale: def.gravity_scale,
             can_sleep: def.can_sleep,
             awake: def.awake || def.body_type == BodyType::Static,
+            frozen: false,
             sleep_time: 0.0,
             sleep_island: NULL,
             island: NULL,
@@ -321,6 +325,15 @@ impl Body {
     /// May it sleep?
     pub fn can_sleep(&self) -> bool {
         self.can_sleep
+    }
+
+    /// Was it frozen because its state stopped being finite (see [`World::frozen_bodies`])?
+    /// Placing it again with [`World::set_transform`] releases it.
+    ///
+    /// [`World::frozen_bodies`]: super::World::frozen_bodies
+    /// [`World::set_transform`]: super::World::set_transform
+    pub fn is_frozen(&self) -> bool {
+        self.frozen
     }
 
     /// Is it simulated this step? (Static bodies count as awake.)

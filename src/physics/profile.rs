@@ -65,4 +65,8 @@ pub struct StepCounters {
     pub islands: usize,
     /// Contact constraints solved.
     pub constraints: usize,
+    /// Bodies frozen this step because their state stopped being finite.
+    pub newly_frozen: usize,
+    /// Bodies frozen in the world (this step or earlier, not yet placed again).
+    pub frozen_bodies: usize,
 }

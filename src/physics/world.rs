@@ -154,6 +154,8 @@ pub(crate) struct StepScratch {
     /// Buffers for re-indexing bodies by group.
     pub order: Vec<u32>,
     pub remap: Vec<u32>,
+    /// Solver bodies whose velocity stopped being finite this step (to be frozen).
+    pub faulted: Vec<bool>,
     pub island_min_sleep: Vec<f32>,
     pub island_members: Vec<u32>,
     pub island_group: Vec<u32>,
@@ -178,6 +180,8 @@ pub struct World {
     pub(crate) counters: StepCounters,
     pub(crate) step_count: u64,
     pub(crate) time: f64,
+    /// Bodies frozen during the last step (see [`World::frozen_bodies`]).
+    pub(crate) frozen_events: Vec<BodyHandle>,
 }
 
 impl Default for World {
@@ -204,6 +208,7 @@ impl World {
             counters: StepCounters::default(),
             step_count: 0,
             time: 0.0,
+            frozen_events: Vec::new(),
         }
     }
 
@@ -268,6 +273,15 @@ impl World {
         &self.events
     }
 
+    /// The bodies frozen during the last step: their force, velocity or pose stopped being
+    /// finite (an overflowing force, or a solve too ill-conditioned for f32). Each is put
+    /// back to its pose before that step, at rest, and left out of the solver (other bodies
+    /// see it as fixed) until [`World::set_transform`] places it again. Nothing non-finite
+    /// ever leaves a step.
+    pub fn frozen_bodies(&self) -> &[BodyHandle] {
+        &self.frozen_events
+    }
+
     /// The broad phase's nodes (AABB, depth, leaf, children overlap) for debug drawing.
     pub fn broad_phase_nodes(&self, out: &mut Vec<BroadPhaseNode>) {
         out.clear();
@@ -299,6 +313,7 @@ impl World {
         self.profile = StepProfile::default();
         self.events.clear();
         self.events.end.append(&mut self.pending_end);
+        self.frozen_events.clear();
         self.stepping = true;
 
         self.update_pairs();
@@ -341,6 +356,8 @@ impl World {
         self.counters.manifolds = manifolds;
         self.counters.contact_points = points;
         self.counters.constraints = self.scratch.constraints.len();
+        self.counters.newly_frozen = self.frozen_events.len();
+        self.counters.frozen_bodies = self.bodies.iter().filter(|(_, b)| b.frozen).count();
     }
 
     /// Every live contact (touching or only overlapping in the broad phase).

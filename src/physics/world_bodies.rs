@@ -382,6 +382,7 @@ impl World {
         };
         body.position = position;
         body.rotation = rotation.normalize();
+        body.frozen = false;
         body.sync_center();
         self.sync_body_colliders(handle.index());
         self.wake_touching(handle.index());

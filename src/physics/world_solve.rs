@@ -88,6 +88,25 @@ impl World {
             self.scratch.group_contexts.push(ctx);
         }
         self.gather_constraints();
+        if std::env::var("NANDBG").is_ok() {
+            for (k, c) in self.scratch.constraints.iter().enumerate() {
+                let bad = c.points[..c.count].iter().any(|p| {
+                    !(p.normal_mass.is_finite()
+                        && p.compliance.is_finite()
+                        && p.separation.is_finite()
+                        && p.anchor_a.is_finite()
+                        && p.anchor_b.is_finite()
+                        && p.normal_impulse.is_finite())
+                });
+                let badk = c.normal_k.iter().flatten().any(|x| !x.is_finite());
+                if bad || badk || !c.normal.is_finite() {
+                    eprintln!(
+                        "bad constraint {k} {}-{} n {} count {}",
+                        c.body_a, c.body_b, c.normal, c.count
+                    );
+                }
+            }
+        }
         self.profile.solver_ms += timer.lap();
         for g in 0..self.scratch.groups.len() {
             self.solve_group(g, &mut timer);
@@ -137,15 +156,24 @@ impl World {
             body.delta_rotation = Quat::IDENTITY;
         }
         let moving = [kinematic, group.bodies.clone()];
+        let own = group.bodies.clone();
+        let faulted = &mut scratch.faulted[own.clone()];
+        let (max_v, max_w) = (ctx.max_linear_speed, ctx.max_angular_speed);
+        let clamp = |bodies: &mut [SolverBody], faulted: &mut [bool]| {
+            solver::clamp_speeds(&mut bodies[own.clone()], faulted, max_v, max_w);
+        };
         for _ in 0..group.substeps {
             for range in moving.iter().cloned() {
                 solver::integrate_velocities(&mut bodies[range.clone()], &forces[range], &ctx);
             }
+            clamp(bodies, faulted);
             profile.integration_ms += timer.lap();
             solver::warm_start(bodies, constraints);
+            clamp(bodies, faulted);
             for _ in 0..settings.velocity_iterations.max(1) {
                 solver::solve_contacts(bodies, constraints, &ctx, Pass::Biased);
             }
+            clamp(bodies, faulted);
             profile.solver_ms += timer.lap();
             for range in moving.iter().cloned() {
                 solver::integrate_positions(&mut bodies[range.clone()], &forces[range], &ctx);
@@ -154,22 +182,28 @@ impl World {
             for _ in 0..settings.position_iterations {
                 solver::solve_contacts(bodies, constraints, &ctx, Pass::Relax);
             }
+            clamp(bodies, faulted);
             profile.solver_ms += timer.lap();
         }
         solver::apply_restitution(bodies, constraints, &ctx);
+        clamp(bodies, faulted);
         profile.solver_ms += timer.lap();
     }
 
     /// Fills the solver body array (layout in the module notes), builds the islands of the
     /// awake dynamic bodies and splits them into sub-step groups.
     fn gather_solver_bodies(&mut self) {
+        // 0. A body whose inputs are not finite (forces summed past f32's range) is frozen
+        //    before it can touch anything.
+        self.freeze_bad_inputs();
+
         // 1. Provisional indices: kinematic bodies first, then dynamic ones in slot order.
         let mut kinematic = 0u32;
         let mut dynamic = 0u32;
         for (_, body) in self.bodies.iter() {
             if body.awake && body.body_type == BodyType::Kinematic {
                 kinematic += 1;
-            } else if body.awake && body.body_type == BodyType::Dynamic {
+            } else if body.awake && body.body_type == BodyType::Dynamic && !body.frozen {
                 dynamic += 1;
             }
         }
@@ -180,7 +214,7 @@ impl World {
                     next_kinematic += 1;
                     next_kinematic - 1
                 }
-                BodyType::Dynamic if body.awake => {
+                BodyType::Dynamic if body.awake && !body.frozen => {
                     next_dynamic += 1;
                     next_dynamic - 1
                 }
@@ -198,6 +232,28 @@ impl World {
 
         // 4. The arrays themselves, in solver index order.
         self.fill_solver_arrays(count as usize);
+    }
+
+    /// Freezes every awake dynamic body whose force, torque, acceleration, velocity or pose
+    /// is not finite (see [`World::frozen_bodies`]).
+    fn freeze_bad_inputs(&mut self) {
+        let gravity = self.settings.gravity;
+        for (handle, body) in self.bodies.iter_mut() {
+            if body.frozen || !body.awake || body.body_type != BodyType::Dynamic {
+                continue;
+            }
+            let acceleration = gravity * body.gravity_scale + body.force * body.inv_mass;
+            let finite = acceleration.is_finite()
+                && (body.local_inv_inertia * body.torque).is_finite()
+                && body.linear_velocity.is_finite()
+                && body.angular_velocity.is_finite()
+                && body.center.is_finite()
+                && body.rotation.is_finite();
+            if !finite {
+                freeze(body);
+                self.frozen_events.push(handle);
+            }
+        }
     }
 
     /// Union–find over touching contacts between awake dynamic bodies (static and kinematic
@@ -318,6 +374,8 @@ impl World {
         scratch.solver_forces.resize(count, SolverForces::NONE);
         scratch.solver_to_body.clear();
         scratch.solver_to_body.resize(count, NULL);
+        scratch.faulted.clear();
+        scratch.faulted.resize(count, false);
         for (handle, body) in self.bodies.iter_mut() {
             let index = body.solver_index as usize;
             if index == 0 {
@@ -475,6 +533,7 @@ impl World {
             colliders,
             broad_phase,
             scratch,
+            frozen_events,
             ..
         } = self;
         for (solver_index, &body_index) in scratch.solver_to_body.iter().enumerate().skip(1) {
@@ -482,6 +541,19 @@ impl World {
             let Some(body) = bodies.at_mut(body_index) else {
                 continue;
             };
+            let finite = s.delta_position.is_finite()
+                && s.delta_rotation.is_finite()
+                && s.linear_velocity.is_finite()
+                && s.angular_velocity.is_finite()
+                && (body.center + s.delta_position).is_finite();
+            if scratch.faulted[solver_index] || !finite {
+                // Its pose is still the last finite one: keep it, stop the body.
+                freeze(body);
+                if let Some(handle) = bodies.handle_at(body_index) {
+                    frozen_events.push(handle);
+                }
+                continue;
+            }
             body.linear_velocity = s.linear_velocity;
             body.angular_velocity = s.angular_velocity;
             body.center += s.delta_position;
@@ -498,4 +570,14 @@ impl World {
             }
         }
     }
+}
+
+/// Stops a body whose state stopped being finite: its pose stays the last finite one, its
+/// velocities and pending forces are cleared, and the solver leaves it out from now on.
+fn freeze(body: &mut super::body::Body) {
+    body.frozen = true;
+    body.linear_velocity = Vec3::ZERO;
+    body.angular_velocity = Vec3::ZERO;
+    body.force = Vec3::ZERO;
+    body.torque = Vec3::ZERO;
 }

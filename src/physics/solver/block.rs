@@ -55,10 +55,39 @@ pub(crate) fn solve_block(
             break;
         }
     }
-    if settled && complementary(a, r, lambda, &delta, n) {
+    if settled && complementary(a, r, lambda, &delta, n) && finite(&delta) {
         return delta;
     }
-    enumerate(a, r, lambda, n).unwrap_or(delta)
+    match enumerate(a, r, lambda, n) {
+        Some(delta) if finite(&delta) => delta,
+        _ => sweep(a, r, lambda, n),
+    }
+}
+
+fn finite(delta: &[f32; N]) -> bool {
+    delta.iter().all(|d| d.is_finite())
+}
+
+/// The fallback when A is too ill-conditioned for the direct solves (a body thousands of
+/// times thinner than it is long has inertias 10⁶ apart): projected Gauss–Seidel, point by
+/// point, `n` sweeps. Always finite; a point with a non-positive or non-finite A_ii is left
+/// alone.
+fn sweep(a: &[[f32; N]; N], r: &[f32; N], lambda: &[f32; N], n: usize) -> [f32; N] {
+    let mut delta = [0.0; N];
+    for _ in 0..n {
+        for i in 0..n {
+            let diagonal = a[i][i];
+            if !(diagonal.is_finite() && diagonal > 0.0) {
+                continue;
+            }
+            let w: f32 = (0..n).map(|j| a[i][j] * delta[j]).sum::<f32>() - r[i];
+            let next = (lambda[i] + delta[i] - w / diagonal).max(0.0) - lambda[i];
+            if next.is_finite() {
+                delta[i] = next;
+            }
+        }
+    }
+    delta
 }
 
 /// Every subset of active points, largest first: the first that solves and meets the

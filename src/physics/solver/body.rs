@@ -69,6 +69,33 @@ impl SolverForces {
     };
 }
 
+/// Caps every dynamic body's speeds at the step's documented limits
+/// ([`MAX_LINEAR_SPEED`](crate::physics::constants::MAX_LINEAR_SPEED) and
+/// [`MAX_ROTATION_PER_SUBSTEP`](crate::physics::constants::MAX_ROTATION_PER_SUBSTEP) per
+/// sub-step). A body whose velocity is no longer finite is stopped so it cannot spread NaN
+/// through its contacts, and marked in `faulted`: the world then freezes and reports it.
+pub(crate) fn clamp_speeds(
+    bodies: &mut [SolverBody],
+    faulted: &mut [bool],
+    max_linear_speed: f32,
+    max_angular_speed: f32,
+) {
+    for (body, fault) in bodies.iter_mut().zip(faulted) {
+        if !body.is_dynamic() {
+            continue;
+        }
+        let (v, w) = (body.linear_velocity, body.angular_velocity);
+        if !(v.length_squared().is_finite() && w.length_squared().is_finite()) {
+            body.linear_velocity = Vec3::ZERO;
+            body.angular_velocity = Vec3::ZERO;
+            *fault = true;
+            continue;
+        }
+        body.linear_velocity = clamp_length(v, max_linear_speed);
+        body.angular_velocity = clamp_length(w, max_angular_speed);
+    }
+}
+
 /// Shortens `v` to at most `max`; a non-finite `v` (from an overflowing force) becomes zero.
 #[inline]
 pub(crate) fn clamp_length(v: Vec3, max: f32) -> Vec3 {

@@ -1,11 +1,12 @@
 //! Integration inside a sub-step: velocities from forces, positions from velocities, and the
 //! free rotation of bodies with unequal principal inertias.
 
-use super::body::{clamp_length, SolverBody, SolverForces};
+use super::body::{SolverBody, SolverForces};
 use super::StepContext;
 use crate::physics::math::{Mat3, Quat, Vec3};
 
-/// v += h·a, ω += h·α, then damping v /= 1 + h·c (unconditionally stable), then speed caps.
+/// v += h·a, ω += h·α, then damping v /= 1 + h·c (unconditionally stable). The speed caps
+/// follow ([`clamp_speeds`](super::body::clamp_speeds)).
 pub(crate) fn integrate_velocities(
     bodies: &mut [SolverBody],
     forces: &[SolverForces],
@@ -16,8 +17,8 @@ pub(crate) fn integrate_velocities(
         let v = (body.linear_velocity + h * f.linear_acceleration) / (1.0 + h * f.linear_damping);
         let w =
             (body.angular_velocity + h * f.angular_acceleration) / (1.0 + h * f.angular_damping);
-        body.linear_velocity = clamp_length(v, ctx.max_linear_speed);
-        body.angular_velocity = clamp_length(w, ctx.max_angular_speed);
+        body.linear_velocity = v;
+        body.angular_velocity = w;
     }
 }
 

@@ -88,7 +88,7 @@ mod constraint;
 mod contact_solve;
 mod integrate;
 
-pub(crate) use body::{clamp_length, SolverBody, SolverForces};
+pub(crate) use body::{clamp_length, clamp_speeds, SolverBody, SolverForces};
 pub(crate) use constraint::{invert_or_zero, ConstraintShared, ContactConstraint, PointInput};
 pub(crate) use contact_solve::{apply_restitution, solve_contacts, warm_start, Pass};
 pub(crate) use integrate::{integrate_positions, integrate_velocities};

@@ -88,25 +88,6 @@ impl World {
             self.scratch.group_contexts.push(ctx);
         }
         self.gather_constraints();
-        if std::env::var("NANDBG").is_ok() {
-            for (k, c) in self.scratch.constraints.iter().enumerate() {
-                let bad = c.points[..c.count].iter().any(|p| {
-                    !(p.normal_mass.is_finite()
-                        && p.compliance.is_finite()
-                        && p.separation.is_finite()
-                        && p.anchor_a.is_finite()
-                        && p.anchor_b.is_finite()
-                        && p.normal_impulse.is_finite())
-                });
-                let badk = c.normal_k.iter().flatten().any(|x| !x.is_finite());
-                if bad || badk || !c.normal.is_finite() {
-                    eprintln!(
-                        "bad constraint {k} {}-{} n {} count {}",
-                        c.body_a, c.body_b, c.normal, c.count
-                    );
-                }
-            }
-        }
         self.profile.solver_ms += timer.lap();
         for g in 0..self.scratch.groups.len() {
             self.solve_group(g, &mut timer);

@@ -1,0 +1,191 @@
+//! Solver stability with sleeping off (sleeping hides instability): tall stacks, a wall
+//! pyramid, heavy bodies on light ones, and a 1 cm cube. The numbers are issue 7's.
+
+use impulse::physics::{
+    BodyDef, BodyHandle, BodyType, ColliderDef, Shape, Vec3, World, WorldSettings,
+};
+
+const DT: f32 = 1.0 / 60.0;
+
+fn world(sleeping: bool) -> World {
+    World::new(WorldSettings {
+        enable_sleeping: sleeping,
+        ..WorldSettings::default()
+    })
+}
+
+fn ground_plane(world: &mut World) {
+    let g = world.create_body(BodyDef {
+        body_type: BodyType::Static,
+        ..BodyDef::default()
+    });
+    world
+        .add_collider(
+            g,
+            ColliderDef::new(Shape::plane(Vec3::Y)).with_friction(0.6),
+        )
+        .unwrap();
+}
+
+/// A static 200 m × 1 m × 200 m box whose top face is y = 0.
+fn ground_box(world: &mut World) {
+    let g = world.create_body(BodyDef::fixed(Vec3::new(0.0, -0.5, 0.0)));
+    let slab = Shape::cuboid(Vec3::new(100.0, 0.5, 100.0));
+    world
+        .add_collider(g, ColliderDef::new(slab).with_friction(0.6))
+        .unwrap();
+}
+
+fn cube(world: &mut World, center: Vec3, half: f32, density: f32) -> BodyHandle {
+    let b = world.create_body(BodyDef::dynamic(center));
+    world
+        .add_collider(
+            b,
+            ColliderDef::new(Shape::cuboid(Vec3::splat(half)))
+                .with_friction(0.6)
+                .with_density(density),
+        )
+        .unwrap();
+    b
+}
+
+fn position(world: &World, b: BodyHandle) -> Vec3 {
+    world.body(b).unwrap().position()
+}
+
+fn horizontal(v: Vec3) -> f32 {
+    v.x.hypot(v.z)
+}
+
+fn run(world: &mut World, steps: usize) {
+    for _ in 0..steps {
+        world.step(DT);
+    }
+}
+
+/// 20 unit cubes, sleeping off, for 60 s: a perfectly aligned stack has no reason to move
+/// sideways, so any drift is the solver's. Bottom < 1 mm after 1 s, top < 1 cm after 60 s.
+fn twenty_stack_holds(ground: fn(&mut World)) {
+    let mut w = world(false);
+    ground(&mut w);
+    let cubes: Vec<_> = (0..20)
+        .map(|i| cube(&mut w, Vec3::new(0.0, 0.5 + i as f32, 0.0), 0.5, 1.0))
+        .collect();
+    let (bottom, top) = (cubes[0], cubes[19]);
+    let (b0, t0) = (position(&w, bottom), position(&w, top));
+    run(&mut w, 60);
+    let slid = horizontal(position(&w, bottom) - b0);
+    assert!(slid < 1.0e-3, "bottom cube slid {slid} m in 1 s");
+    let mut worst = 0.0f32;
+    for _ in 0..59 {
+        run(&mut w, 60);
+        worst = worst.max(horizontal(position(&w, top) - t0));
+    }
+    assert!(worst < 0.01, "top cube drifted {worst} m within 60 s");
+    // And it still stands: the top sinks only by the contacts' give. Each of the 19
+    // cube-on-cube contacts carries the weight above it on springs of ω²/K per corner
+    // (30 Hz), and the ground contact is twice as stiff: about 0.11 m in all.
+    let sink = t0.y - position(&w, top).y;
+    assert!((0.0..0.15).contains(&sink), "top sank {sink} m");
+}
+
+#[test]
+fn a_stack_of_twenty_holds_for_a_minute_on_a_plane() {
+    twenty_stack_holds(ground_plane);
+}
+
+#[test]
+fn a_stack_of_twenty_holds_for_a_minute_on_a_box() {
+    twenty_stack_holds(ground_box);
+}
+
+#[test]
+fn a_wall_pyramid_of_forty_sinks_without_tipping() {
+    // 820 unit cubes, one deep, 10 s awake: the top moves at most 0.11 m (Rapier 0.36 on
+    // the same scene: 0.11 m, all of it sinking) and no cube leaves the wall's plane by 1 cm.
+    let mut w = world(false);
+    ground_box(&mut w);
+    let mut cubes = Vec::new();
+    for row in 0..40 {
+        let n = 40 - row;
+        for i in 0..n {
+            let x = i as f32 - (n as f32 - 1.0) / 2.0;
+            cubes.push(cube(&mut w, Vec3::new(x, 0.5 + row as f32, 0.0), 0.5, 1.0));
+        }
+    }
+    let starts: Vec<Vec3> = cubes.iter().map(|&c| position(&w, c)).collect();
+    run(&mut w, 600);
+    let top = position(&w, *cubes.last().unwrap()) - *starts.last().unwrap();
+    assert!(top.length() <= 0.11, "top moved {top}");
+    for (&c, start) in cubes.iter().zip(&starts) {
+        let dz = (position(&w, c).z - start.z).abs();
+        assert!(dz < 0.01, "a cube left the wall's plane by {dz} m");
+    }
+}
+
+/// A `ratio`:1 pair of unit cubes on a plane, 10 s: how far the heavy one moves and the
+/// most the light one sinks into the ground.
+fn heavy_on_light(ratio: f32) -> (f32, f32) {
+    let mut w = world(false);
+    ground_plane(&mut w);
+    let light = cube(&mut w, Vec3::new(0.0, 0.5, 0.0), 0.5, 1.0);
+    let heavy = cube(&mut w, Vec3::new(0.0, 1.5, 0.0), 0.5, ratio);
+    let h0 = position(&w, heavy);
+    let mut sink = 0.0f32;
+    for _ in 0..600 {
+        w.step(DT);
+        sink = sink.max(0.5 - position(&w, light).y);
+    }
+    ((position(&w, heavy) - h0).length(), sink)
+}
+
+#[test]
+fn a_hundred_kilogram_cube_stands_on_a_one_kilogram_cube() {
+    // Rapier 0.36: the heavy cube moves 3.5 cm; here < 3 cm.
+    let (moved, _) = heavy_on_light(100.0);
+    assert!(moved < 0.03, "heavy cube moved {moved} m");
+}
+
+#[test]
+fn a_tonne_stands_on_a_one_kilogram_cube() {
+    // Before: the light cube was squeezed 36 cm into the ground and out within 0.5 s.
+    let (moved, sink) = heavy_on_light(1000.0);
+    assert!(moved < 0.05, "heavy cube moved {moved} m");
+    assert!(sink < 0.01, "light cube went {sink} m into the ground");
+}
+
+/// A 1 cm cube dropped from 5 cm: it comes to rest (|v| < 1 cm/s, |ω| < 0.5 rad/s) within
+/// 10 s, sinks less than 1 mm, and falls asleep when sleeping is on.
+fn tiny_cube_rests(sleeping: bool) {
+    let mut w = world(sleeping);
+    ground_plane(&mut w);
+    let c = cube(&mut w, Vec3::new(0.0, 0.05, 0.0), 0.005, 1.0);
+    let mut sink = 0.0f32;
+    for _ in 0..600 {
+        w.step(DT);
+        sink = sink.max(0.005 - position(&w, c).y);
+    }
+    let b = w.body(c).unwrap();
+    assert!(
+        b.linear_velocity().length() < 0.01,
+        "v = {}",
+        b.linear_velocity()
+    );
+    assert!(
+        b.angular_velocity().length() < 0.5,
+        "ω = {}",
+        b.angular_velocity()
+    );
+    assert!(sink < 1.0e-3, "sank {sink} m");
+    assert_eq!(!b.is_awake(), sleeping, "asleep");
+}
+
+#[test]
+fn a_one_centimetre_cube_comes_to_rest() {
+    tiny_cube_rests(false);
+}
+
+#[test]
+fn a_one_centimetre_cube_falls_asleep() {
+    tiny_cube_rests(true);
+}

@@ -1,9 +1,53 @@
 //! `cargo bench`: time steps of the shipped scenes (release build). A plain harness: prints
-//! milliseconds per step; `impulse bench` gives the full statistics for one scene.
+//! milliseconds per step; `impulse bench` gives the full statistics for one scene. Then the
+//! stability benchmark: the base-100 wall pyramid awake for 10 s (too slow for a unit test),
+//! reporting how far its top cube moved (goal: under 0.5 m, see `docs/performance.md`).
 
 use std::time::Instant;
 
 fn main() {
+    shipped_scenes();
+    wall_pyramid_100();
+}
+
+/// 600 steps of `benches/scenes/wall_pyramid_100.ron`; prints the top cube's displacement.
+fn wall_pyramid_100() {
+    let path = format!(
+        "{}/benches/scenes/wall_pyramid_100.ron",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let mut scene = match impulse::scene::load_file(std::path::Path::new(&path)) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("{e}");
+            return;
+        }
+    };
+    // The generator lays the pyramid out row by row, so the last body is the top cube.
+    let Some(top) = scene.world.bodies().map(|(h, _)| h).last() else {
+        return;
+    };
+    let start_position = scene.world.body(top).unwrap().position();
+    let start = Instant::now();
+    let steps = 600;
+    for _ in 0..steps {
+        scene.world.step(scene.timestep);
+    }
+    let ms = start.elapsed().as_secs_f64() * 1000.0 / steps as f64;
+    let moved = scene.world.body(top).unwrap().position() - start_position;
+    println!(
+        "wall pyramid 100: {} bodies, {ms:.3} ms/step, top cube moved {:.3} m in 10 s \
+         (x {:+.3}, y {:+.3}, z {:+.3}; goal < 0.5 m)",
+        scene.world.body_count(),
+        moved.length(),
+        moved.x,
+        moved.y,
+        moved.z
+    );
+}
+
+/// Time per step of the shipped scenes.
+fn shipped_scenes() {
     for name in ["pyramid", "stack", "pile"] {
         let path = format!("{}/scenes/{name}.ron", env!("CARGO_MANIFEST_DIR"));
         let mut scene = match impulse::scene::load_file(std::path::Path::new(&path)) {

@@ -405,6 +405,15 @@ fn stats(ui: &mut Ui, sandbox: &Sandbox, view: &View) {
                 "bodies {}   awake {}   islands {}\npairs {}   touching {}   contact points {}",
                 c.bodies, c.awake_bodies, c.islands, c.pairs, c.manifolds, c.contact_points
             ));
+            if c.frozen_bodies > 0 {
+                ui.label(
+                    RichText::new(format!(
+                        "frozen bodies: {} (their state stopped being finite; move one to release it)",
+                        c.frozen_bodies
+                    ))
+                    .color(Color32::from_rgb(230, 120, 90)),
+                );
+            }
             let p = sandbox.world.profile();
             ui.label(
                 RichText::new(format!(

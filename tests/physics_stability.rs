@@ -189,3 +189,138 @@ fn a_one_centimetre_cube_comes_to_rest() {
 fn a_one_centimetre_cube_falls_asleep() {
     tiny_cube_rests(true);
 }
+
+/// Three cubes of half extent `half` stacked on the ground plane and one more dropped
+/// beside them spinning at (1, 2, 0.5)/√half rad/s (a turn that scales like a 1 m cube's
+/// tumble), run for `seconds`. Returns the top cube's largest sideways drift, how far it
+/// sank, and the tumbler's final state; `asleep` is the step everything slept at.
+struct SizeRun {
+    drift: f32,
+    sink: f32,
+    tilt: f32,
+    speed: f32,
+    spin: f32,
+    asleep_at: Option<usize>,
+}
+
+fn run_at_size(half: f32, sleeping: bool, seconds: usize) -> SizeRun {
+    let mut w = world(sleeping);
+    ground_plane(&mut w);
+    let stack: Vec<_> = (0..3)
+        .map(|k| {
+            cube(
+                &mut w,
+                Vec3::new(0.0, half * (1 + 2 * k) as f32, 0.0),
+                half,
+                1.0,
+            )
+        })
+        .collect();
+    let tumbler = cube(&mut w, Vec3::new(60.0 * half, 3.0 * half, 0.0), half, 1.0);
+    w.set_angular_velocity(tumbler, Vec3::new(1.0, 2.0, 0.5) / half.sqrt());
+    let mut drift = 0.0f32;
+    let mut asleep_at = None;
+    for step in 0..seconds * 60 {
+        w.step(DT);
+        drift = drift.max(horizontal(position(&w, stack[2])));
+        let all_asleep = stack
+            .iter()
+            .chain([&tumbler])
+            .all(|&h| !w.body(h).unwrap().is_awake());
+        if all_asleep && asleep_at.is_none() {
+            asleep_at = Some(step);
+        }
+    }
+    let t = w.body(tumbler).unwrap();
+    // The tumbler rests on a face: one of its axes is vertical again.
+    let up = [Vec3::X, Vec3::Y, Vec3::Z]
+        .map(|axis| (t.rotation() * axis).y.abs())
+        .into_iter()
+        .fold(0.0f32, f32::max);
+    SizeRun {
+        drift,
+        sink: 5.0 * half - position(&w, stack[2]).y,
+        tilt: up.clamp(0.0, 1.0).acos(),
+        speed: t.linear_velocity().length(),
+        spin: t.angular_velocity().length(),
+        asleep_at,
+    }
+}
+
+/// 1 cm and 100 m cubes behave like 1 m ones (sleeping off, a minute): the stack stays
+/// aligned (drift < 1e-4 of the size), the tumbler lands flat (tilt < 0.5°) and comes to rest
+/// (|v| < 1e-3 sizes/s, |ω| < 1e-3/√half rad/s). Soft contacts sink by a depth set by gravity
+/// and the contact frequency alone, not by size (spring depth x = g/ω², the same for any
+/// cube), so the stack of 1 cm cubes sinks as far as the 1 m one, within 5 %.
+#[test]
+fn one_centimetre_and_hundred_metre_cubes_rest_like_one_metre_ones() {
+    let unit = run_at_size(0.5, false, 60);
+    for half in [0.005, 0.5, 50.0] {
+        let r = run_at_size(half, false, 60);
+        let size = 2.0 * half;
+        assert!(r.drift < 1.0e-4 * size, "half {half}: drift {} m", r.drift);
+        assert!(
+            r.tilt < 0.5f32.to_radians(),
+            "half {half}: tilt {} rad",
+            r.tilt
+        );
+        assert!(r.speed < 1.0e-3 * size, "half {half}: v {} m/s", r.speed);
+        assert!(
+            r.spin < 1.0e-3 / half.sqrt(),
+            "half {half}: ω {} rad/s",
+            r.spin
+        );
+        assert!(
+            (r.sink - unit.sink).abs() < 0.05 * unit.sink,
+            "half {half}: sank {} m, the 1 m stack {} m",
+            r.sink,
+            unit.sink
+        );
+        assert!(r.asleep_at.is_none());
+    }
+}
+
+/// With sleeping on, the same scenes fall asleep within 10 s at every size (the 100 m tumbler falls for 4.5 s): the sleep
+/// thresholds scale (a small body must move less than a quarter of its extent per second, a
+/// large one must turn its far corners slower than 5 cm/s).
+#[test]
+fn one_centimetre_and_hundred_metre_cubes_fall_asleep() {
+    for half in [0.005, 0.5, 50.0] {
+        let r = run_at_size(half, true, 10);
+        assert!(r.asleep_at.is_some(), "half {half}: still awake after 10 s");
+        assert!(
+            r.drift < 1.0e-4 * 2.0 * half,
+            "half {half}: drift {} m",
+            r.drift
+        );
+    }
+}
+
+/// Sleep thresholds scale with size, so nothing visibly moving falls asleep: in zero gravity a
+/// 100 m cube turning at 0.02 rad/s (its corners move at 0.02·50√3 ≈ 1.7 m/s) and a 1 cm cube
+/// gliding at 3 cm/s (3 sizes per second) stay awake for 2 s, while a 1 m cube gliding at
+/// 3 cm/s is asleep (it is under 0.05 m/s for more than 0.5 s).
+#[test]
+fn sleep_thresholds_follow_size() {
+    let mut w = world(true);
+    w.set_gravity(Vec3::ZERO);
+    let huge = cube(&mut w, Vec3::ZERO, 50.0, 1.0);
+    w.set_angular_velocity(huge, Vec3::new(0.0, 0.02, 0.0));
+    let tiny = cube(&mut w, Vec3::new(200.0, 0.0, 0.0), 0.005, 1.0);
+    w.set_linear_velocity(tiny, Vec3::new(0.0, 0.0, 0.03));
+    let unit = cube(&mut w, Vec3::new(-200.0, 0.0, 0.0), 0.5, 1.0);
+    w.set_linear_velocity(unit, Vec3::new(0.0, 0.0, 0.03));
+    run(&mut w, 120);
+    assert!(
+        w.body(huge).unwrap().is_awake(),
+        "the turning 100 m cube slept"
+    );
+    assert!(
+        w.body(tiny).unwrap().is_awake(),
+        "the gliding 1 cm cube slept"
+    );
+    assert!(
+        !w.body(unit).unwrap().is_awake(),
+        "the slow 1 m cube is awake"
+    );
+}

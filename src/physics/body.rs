@@ -184,6 +184,9 @@ pub struct Body {
     /// Its state stopped being finite in a step: kept at its last finite pose, at rest, and
     /// left out of the solver (others see it as fixed) until it is placed again.
     pub(crate) frozen: bool,
+    /// Distance from the centre of mass to the farthest point of the colliders' local
+    /// bounding boxes, m (0 without colliders); scales the sleep thresholds.
+    pub(crate) extent: f32,
     /// How long the body has moved slower than the sleep thresholds, s.
     pub(crate) sleep_time: f32,
     /// Index of the sleeping island holding this body, or NULL when awake.
@@ -224,6 +227,7 @@ impl Body {
             can_sleep: def.can_sleep,
             awake: def.awake || def.body_type == BodyType::Static,
             frozen: false,
+            extent: 0.0,
             sleep_time: 0.0,
             sleep_island: NULL,
             island: NULL,

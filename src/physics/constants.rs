@@ -86,11 +86,20 @@ pub const MAX_LINEAR_SPEED: f32 = 400.0;
 /// integration becomes inaccurate (Box2D: 0.25·π).
 pub const MAX_ROTATION_PER_SUBSTEP: f32 = 0.25 * std::f32::consts::PI;
 
-/// A body slower than this (m/s) counts as resting for sleep (Box2D v3: 0.05 m/s).
+/// A body slower than this (m/s) counts as resting for sleep (Box2D v3: 0.05 m/s). Small
+/// bodies use a lower limit, [`RELATIVE_SLEEP_TOLERANCE`] times their extent.
 pub const LINEAR_SLEEP_TOLERANCE: f32 = 0.05;
 
-/// A body turning slower than this (rad/s, about 3°/s) counts as resting for sleep.
+/// A body turning slower than this (rad/s, about 3°/s) counts as resting for sleep. Large
+/// bodies use a lower limit: their farthest point must also move slower than the linear
+/// tolerance, so a 100 m block rests only below 0.05 / 87 ≈ 6e-4 rad/s.
 pub const ANGULAR_SLEEP_TOLERANCE: f32 = 0.05;
+
+/// Sleep speed limit relative to the body's extent (the distance from its centre of mass to
+/// its farthest point), 1/s: a body counts as resting when it moves less than a quarter of its
+/// extent per second, and never faster than [`LINEAR_SLEEP_TOLERANCE`]. A 1 cm cube
+/// (extent 8.7 mm) must be slower than 2.2 mm/s; bodies larger than 0.2 m use 0.05 m/s.
+pub const RELATIVE_SLEEP_TOLERANCE: f32 = 0.25;
 
 /// An island falls asleep when all its bodies rested this long, s (the 0.5 s).
 pub const TIME_TO_SLEEP: f32 = 0.5;

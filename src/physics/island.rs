@@ -11,7 +11,9 @@
 //! velocity or transform set on a member, and the removal of a body it touches.
 
 use super::body::{BodyType, NULL};
-use super::constants::{ANGULAR_SLEEP_TOLERANCE, LINEAR_SLEEP_TOLERANCE, TIME_TO_SLEEP};
+use super::constants::{
+    ANGULAR_SLEEP_TOLERANCE, LINEAR_SLEEP_TOLERANCE, RELATIVE_SLEEP_TOLERANCE, TIME_TO_SLEEP,
+};
 use super::math::Vec3;
 use super::world::World;
 use super::world_solve::find_root;
@@ -121,10 +123,9 @@ impl World {
             let Some(body) = self.bodies.at_mut(body_index) else {
                 continue;
             };
-            let slow = body.linear_velocity.length_squared()
-                < LINEAR_SLEEP_TOLERANCE * LINEAR_SLEEP_TOLERANCE
-                && body.angular_velocity.length_squared()
-                    < ANGULAR_SLEEP_TOLERANCE * ANGULAR_SLEEP_TOLERANCE;
+            let (linear, angular) = sleep_tolerances(body.extent);
+            let slow =
+                body.linear_velocity.length() < linear && body.angular_velocity.length() < angular;
             // A kinematic body moves exactly as told: it may rest only when fully still.
             let still = body.linear_velocity == Vec3::ZERO && body.angular_velocity == Vec3::ZERO;
             let resting = body.can_sleep
@@ -230,4 +231,18 @@ impl World {
         self.scratch.island_members = members;
         self.scratch.island_group = group;
     }
+}
+
+/// Linear (m/s) and angular (rad/s) speeds below which a body of the given extent counts as
+/// resting. Relative to size: a small body must move less than a fraction of its extent per
+/// second, and a large one must not turn its far points faster than the linear limit. A body
+/// without colliders (extent 0) uses the absolute tolerances.
+pub(crate) fn sleep_tolerances(extent: f32) -> (f32, f32) {
+    if extent <= 0.0 {
+        return (LINEAR_SLEEP_TOLERANCE, ANGULAR_SLEEP_TOLERANCE);
+    }
+    (
+        LINEAR_SLEEP_TOLERANCE.min(RELATIVE_SLEEP_TOLERANCE * extent),
+        ANGULAR_SLEEP_TOLERANCE.min(LINEAR_SLEEP_TOLERANCE / extent),
+    )
 }

@@ -639,11 +639,13 @@ impl World {
         } else {
             Vec::new()
         };
+        let mut props = MassProperties::sum(&parts);
+        let extent = self.collider_extent(index, props.local_center);
         let Some(body) = self.bodies.at_mut(index) else {
             return;
         };
         let old_center = body.center;
-        let mut props = MassProperties::sum(&parts);
+        body.extent = extent;
         if dynamic && props.mass <= 0.0 {
             // A dynamic body needs some mass: 1 kg with the inertia of a 1 m ball-ish point.
             props = MassProperties {
@@ -669,5 +671,24 @@ impl World {
         if dynamic {
             body.linear_velocity += body.angular_velocity.cross(body.center - old_center);
         }
+    }
+
+    /// Distance from `center` (body frame) to the farthest corner of the colliders' local
+    /// bounding boxes; planes, which have no far point, are left out.
+    fn collider_extent(&self, index: u32, center: Vec3) -> f32 {
+        let Some(body) = self.bodies.at(index) else {
+            return 0.0;
+        };
+        body.colliders
+            .iter()
+            .filter_map(|&c| self.colliders.at(c))
+            .filter(|c| !matches!(c.shape, Shape::Plane { .. }))
+            .map(|c| {
+                let local = c.shape.local_aabb();
+                let offset =
+                    c.local_pose.translation + c.local_pose.rotation * local.center() - center;
+                offset.length() + local.half_extents().length()
+            })
+            .fold(0.0, f32::max)
     }
 }

@@ -83,10 +83,11 @@ fn twenty_stack_holds(ground: fn(&mut World)) {
     }
     assert!(worst < 0.01, "top cube drifted {worst} m within 60 s");
     // And it still stands: the top sinks only by the contacts' give. Each of the 19
-    // cube-on-cube contacts carries the weight above it on springs of ω²/K per corner
-    // (30 Hz), and the ground contact is twice as stiff: about 0.11 m in all.
+    // cube-on-cube contacts carries the weight above it on springs of ω²/K per corner, so
+    // the sink goes as 1/f²: 0.106 m measured at 30 Hz gives 0.106·(30/45)² ≈ 0.047 m at
+    // the default 45 Hz (the ground contact, 60 Hz either way, adds little).
     let sink = t0.y - position(&w, top).y;
-    assert!((0.0..0.15).contains(&sink), "top sank {sink} m");
+    assert!((0.0..0.06).contains(&sink), "top sank {sink} m");
 }
 
 #[test]

@@ -46,7 +46,7 @@ pub const MAX_SUBSTEPS: u32 = 16;
 /// a heavy body sinks into a light one by about the ratio times the usual depth; above this
 /// the island gets √(ratio / this) times the sub-steps, and contacts stiffer in proportion
 /// (see `solver/mod.rs`). At 25 a heavy body sinks into a light one at most ~1 cm with the
-/// default 4 sub-steps and 30 Hz contacts.
+/// default 4 sub-steps and 45 Hz contacts.
 pub const MASS_RATIO_FREE: f32 = 25.0;
 
 /// Regularisation of the relax pass's normal block, relative to its diagonal, unitless. Four
@@ -55,9 +55,13 @@ pub const MASS_RATIO_FREE: f32 = 25.0;
 /// 10⁻⁴ of the correction, far below anything visible.
 pub const RELAX_REGULARIZATION: f32 = 1.0e-4;
 
-/// Default stiffness of contacts, Hz. Soft contacts push out penetration like a spring of
-/// this frequency; capped at a quarter of the sub-step rate to stay stable (Box2D: 30).
-pub const DEFAULT_CONTACT_HERTZ: f32 = 30.0;
+/// Default stiffness of contacts between dynamic bodies, Hz. Soft contacts push out
+/// penetration like a spring of this frequency; contacts with static and kinematic bodies
+/// are twice as stiff, and both are capped at a quarter of the sub-step rate to stay stable
+/// (Box2D: 30 Hz). 45 Hz (hω = 1.18 at 4 sub-steps of 1/240 s) settles a base-100 wall
+/// pyramid by 0.34 m instead of 0.71 m at 30 Hz; at 60 Hz the base-40 wall tips out of
+/// its plane.
+pub const DEFAULT_CONTACT_HERTZ: f32 = 45.0;
 
 /// Default damping ratio of contacts, unitless. Heavily over-damped (Box2D: 10) so
 /// penetration recovery never bounces.

@@ -14,7 +14,7 @@
 
 use super::clip::feature_id;
 use super::geometry::closest_points_segment_segment;
-use super::polytope::{face_contact, PolyView};
+use super::polytope::{face_fallback, FaceQueries, PolyView};
 use super::{Manifold, ManifoldPoint, Scratch};
 use crate::physics::constants::{
     SAT_ABSOLUTE_TOLERANCE as ABS_TOL, SAT_EDGE_RELATIVE_TOLERANCE as EDGE_REL_TOL,
@@ -104,44 +104,32 @@ pub fn box_box(
     }
     let view_a = PolyView::cuboid(ha);
     let view_b = PolyView::cuboid(hb);
-    if face_b.separation > FACE_REL_TOL * face_a.separation + ABS_TOL {
-        // Reference face on B, facing A: A's centre in B's frame is −Rᵀt.
-        let j = face_b.index;
-        let mut n = Vec3::ZERO;
-        n[j] = if t.dot(rot.col(j)) > 0.0 { -1.0 } else { 1.0 };
-        let a_in_b = b_in_a.inverse();
-        face_contact(
-            &view_b,
-            &view_a,
-            &a_in_b,
-            view_b.face_towards(n),
-            margin,
-            1,
-            scratch,
-            out,
-        );
-        out.transform(b_in_a);
-        out.flip();
-    } else {
-        let i = face_a.index;
-        let mut n = Vec3::ZERO;
-        n[i] = if t[i] >= 0.0 { 1.0 } else { -1.0 };
-        face_contact(
-            &view_a,
-            &view_b,
-            b_in_a,
-            view_a.face_towards(n),
-            margin,
-            0,
-            scratch,
-            out,
-        );
-    }
-    // A face chosen over a slightly shallower edge can clip to nothing in deep, skewed
-    // overlaps: fall back to the edge axis then (see polytope.rs).
-    if out.count == 0 && edge.separation > f32::MIN {
-        edge_contact(ha, hb, b_in_a, &rot, edge, out);
-    }
+    // Reference face of A facing B, and of B facing A (A's centre in B's frame is −Rᵀt).
+    let (i, j) = (face_a.index, face_b.index);
+    let mut n_a = Vec3::ZERO;
+    n_a[i] = if t[i] >= 0.0 { 1.0 } else { -1.0 };
+    let mut n_b = Vec3::ZERO;
+    n_b[j] = if t.dot(rot.col(j)) > 0.0 { -1.0 } else { 1.0 };
+    let faces = FaceQueries {
+        a: (face_a.separation, view_a.face_towards(n_a)),
+        b: (face_b.separation, view_b.face_towards(n_b)),
+        prefer_b: face_b.separation > FACE_REL_TOL * face_a.separation + ABS_TOL,
+    };
+    // The edge contact is a fallback when both faces clip to nothing (see polytope.rs).
+    let edge_fallback = (edge.separation > f32::MIN)
+        .then_some((edge.separation, |out: &mut Manifold| {
+            edge_contact(ha, hb, b_in_a, &rot, edge, out)
+        }));
+    face_fallback(
+        &view_a,
+        &view_b,
+        b_in_a,
+        faces,
+        edge_fallback,
+        margin,
+        scratch,
+        out,
+    );
 }
 
 /// One point at the closest points of the two supporting edges of axis a_i × b_j.

@@ -14,7 +14,7 @@ use crate::physics::constants::{
     CAPSULE_PARALLEL_COS as PARALLEL_COS, CORE_CONTACT_DISTANCE as CORE_EPS,
 };
 use crate::physics::math::{Isometry, Vec3};
-use crate::physics::shape::SegmentSupport;
+use crate::physics::shape::{SegmentSupport, SupportMap};
 
 /// Capsule A (segment on A's y axis) against capsule B at `b_in_a`.
 pub fn capsule_capsule(
@@ -109,9 +109,18 @@ pub fn capsule_polytope(
         }
     };
     out.normal = normal;
-    if segment_on_face((h, r), poly, b_in_a, normal, core_a, margin, out) {
+    if segment_on_face((h, r), poly, b_in_a, normal, core_a, margin, out)
+        && covers_depth(h, r, poly, b_in_a, out)
+    {
         return;
     }
+    out.count = 0;
+    if segment_along_edge((h, r), poly, b_in_a, normal, core_b, margin, out)
+        && covers_depth(h, r, poly, b_in_a, out)
+    {
+        return;
+    }
+    out.count = 0;
     out.normal = normal;
     out.push(ManifoldPoint {
         point_a: core_a + normal * r,
@@ -175,6 +184,74 @@ fn segment_on_face(
                 point_b: b_in_a.transform_point(e - face_n * separation),
                 depth,
                 id: feature_id(&[face as u32, k as u32]),
+            });
+        }
+    }
+    out.count > 0
+}
+
+/// Whether a two-point manifold's deepest point is as deep as the overlap along its normal:
+/// the depth to push the whole capsule out along n, max(n·p, n·q) + r − n·support_B(−n).
+/// Points clipped to a face or an edge measure only the part of the segment over it; when
+/// the rest of the segment hangs lower (a capsule tipping over the face's edge, or deep
+/// inside), pushing by their depth would leave the shapes overlapping, so the single
+/// exact point is used instead.
+fn covers_depth(h: f32, r: f32, poly: &PolyView, b_in_a: &Isometry, out: &Manifold) -> bool {
+    let n = out.normal;
+    let lowest_b = b_in_a.transform_point(poly.support(b_in_a.inverse_transform_vector(-n)));
+    let needed = h * n.y.abs() + r - n.dot(lowest_b);
+    let deepest = out
+        .points()
+        .iter()
+        .map(|p| p.depth)
+        .fold(f32::MIN, f32::max);
+    deepest >= needed - CORE_EPS
+}
+
+/// If the capsule lies along an edge of `poly` (parallel within `PARALLEL_COS`, and GJK's
+/// witness `core_b` on that edge), writes two points at the ends of the range they share
+/// along the capsule's axis and returns true: one point would let the capsule see-saw on
+/// the edge. Depths are measured along the common `normal`, as for parallel capsules.
+fn segment_along_edge(
+    (h, r): (f32, f32),
+    poly: &PolyView,
+    b_in_a: &Isometry,
+    normal: Vec3,
+    core_b: Vec3,
+    margin: f32,
+    out: &mut Manifold,
+) -> bool {
+    if h <= 0.0 {
+        return false;
+    }
+    let edges = poly.edge_segments();
+    let on_edge = edges.into_iter().find_map(|(k, v0, v1)| {
+        let (a0, a1) = (b_in_a.transform_point(v0), b_in_a.transform_point(v1));
+        let dir = (a1 - a0).try_normalize()?;
+        let (_, closest) = closest_points_segment_segment(core_b, core_b, a0, a1);
+        let near = (closest - core_b).length() <= CORE_EPS + 1.0e-4 * (a1 - a0).length();
+        (dir.y.abs() > PARALLEL_COS && near).then_some((k, a0, a1))
+    });
+    let Some((k, a0, a1)) = on_edge else {
+        return false;
+    };
+    let lo = a0.y.min(a1.y).max(-h);
+    let hi = a0.y.max(a1.y).min(h);
+    if hi - lo <= CORE_EPS {
+        return false;
+    }
+    out.count = 0;
+    out.normal = normal;
+    for (end, y) in [lo, hi].into_iter().enumerate() {
+        let on_b = a0 + (a1 - a0) * ((y - a0.y) / (a1.y - a0.y));
+        let on_a = Vec3::new(0.0, y, 0.0);
+        let depth = r - (on_b - on_a).dot(normal);
+        if depth >= -margin {
+            out.push(ManifoldPoint {
+                point_a: on_a + normal * r,
+                point_b: on_b,
+                depth,
+                id: feature_id(&[0xED6E, k, end as u32]),
             });
         }
     }

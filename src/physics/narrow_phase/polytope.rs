@@ -12,14 +12,22 @@
 //! otherwise face A or face B  -> clip the most anti-parallel (incident) face of the other
 //!                                polytope against the side planes of the reference face,
 //!                                keep the points below it, reduce to four
+//! that face clips to nothing     -> the other polytope's face, then (`face_fallback`):
+//!                                apart: GJK's closest points; overlapping: the edge axis,
+//!                                else the deepest vertex on the face axis
 //! ```
 //! Faces win ties against edges and A wins ties against B (relative and absolute
 //! tolerances), so the chosen feature does not flicker between steps.
+//!
+//! Every fallback reports a depth that is exact along its normal or errs towards a larger
+//! push, never a phantom overlap: when the shapes are apart (some axis separates them) the
+//! edge axis can be far from the separating one, so only the exact distance may be used.
 
 use std::sync::OnceLock;
 
 use super::clip::{clip_polygon, feature_id, reduce_into, ClipVertex};
 use super::geometry::closest_points_segment_segment;
+use super::gjk::{gjk_distance, GjkResult};
 use super::{Manifold, ManifoldPoint, Scratch};
 use crate::physics::constants::{
     SAT_ABSOLUTE_TOLERANCE as ABS_TOL, SAT_EDGE_RELATIVE_TOLERANCE as EDGE_REL_TOL,
@@ -114,6 +122,23 @@ impl<'a> PolyView<'a> {
                 break;
             }
         }
+    }
+
+    /// Whether `p` (this polytope's frame) is inside or on every face plane.
+    pub fn contains(&self, p: Vec3) -> bool {
+        (0..self.face_count()).all(|f| {
+            let (n, d) = self.face_plane(f);
+            n.dot(p) <= d
+        })
+    }
+
+    /// Every edge once: (half-edge index, start, end), in this polytope's frame.
+    pub fn edge_segments(&self) -> impl Iterator<Item = (u32, Vec3, Vec3)> + '_ {
+        let edges = &self.hull.edges;
+        (0..edges.len()).step_by(2).map(move |e| {
+            let (start, end) = (edges[e].origin, edges[e + 1].origin);
+            (e as u32, self.vertex(start), self.vertex(end))
+        })
     }
 
     /// The face whose outward normal is closest to `n` (for boxes: the face of an axis).
@@ -292,6 +317,7 @@ pub fn face_contact(
     let deepest = inc.support_vertex(-n_in_inc);
     let inc_face = inc.incident_face_at(deepest, n_in_inc);
     inc.face_polygon(inc_face, inc_in_ref, &mut scratch.polygon);
+    scratch.incident.clone_from(&scratch.polygon);
 
     // Clip by the side plane through every edge of the reference face.
     reference.for_each_side_plane(ref_face, |side, offset, edge_id| {
@@ -306,8 +332,10 @@ pub fn face_contact(
     });
 
     scratch.points.clear();
+    let mut shallowest_kept = f32::MAX;
     for v in &scratch.polygon {
         let separation = n.dot(v.point) - d;
+        shallowest_kept = shallowest_kept.min(separation);
         if separation <= margin {
             scratch.points.push(ManifoldPoint {
                 point_a: v.point - n * separation,
@@ -317,8 +345,38 @@ pub fn face_contact(
             });
         }
     }
+    // A hull is not inside the prism of its face's side planes, so an incident vertex
+    // clipped away by them may still be inside the reference polytope, deeper than every
+    // point kept; the points left then under-report the overlap along n, and pushing by
+    // their depth leaves the shapes overlapping (by up to 8 cm in random pairs). Keep the
+    // deepest such vertex as a point. Only vertices really inside count: a cube straddling
+    // two others has its far corner beyond each support's side, over the other support,
+    // and a point there would prop it up in the air (the wall pyramid tipped out of plane).
+    if !scratch.polygon.is_empty() {
+        let inside = scratch
+            .incident
+            .iter()
+            .map(|v| (v, n.dot(v.point) - d))
+            .filter(|&(v, s)| {
+                s < shallowest_kept - CLIPPED_DEEPEST_TOLERANCE && reference.contains(v.point)
+            })
+            .min_by(|x, y| x.1.total_cmp(&y.1));
+        if let Some((v, separation)) = inside {
+            scratch.points.push(ManifoldPoint {
+                point_a: v.point - n * separation,
+                point_b: v.point,
+                depth: -separation,
+                id: feature_id(&[id_salt, 0xDEE9, ref_face as u32, v.id]),
+            });
+        }
+    }
     reduce_into(&scratch.points, n, out);
 }
+
+/// How much deeper than every clipped point the clipped-away deepest vertex must be to be
+/// kept, m: well under the 1 mm a push may leave, and above rounding, so a face resting flat
+/// (all vertices equally deep) never gains a point beyond the reference face's edge.
+const CLIPPED_DEEPEST_TOLERANCE: f32 = 2.0e-4;
 
 /// Last resort when clipping leaves nothing and there is no edge axis: the deepest vertex of
 /// `inc` along the reference face's normal, whose depth is exactly that axis's separation.
@@ -400,23 +458,126 @@ pub fn polytope_polytope(
         edge_contact(a, b, b_in_a, edge, out);
         return;
     }
-    if face_b.0 > FACE_REL_TOL * face_a.0 + ABS_TOL {
-        face_contact(b, a, &a_in_b, face_b.1, margin, 1, scratch, out);
-        if out.count == 0 && !has_edge {
-            deepest_vertex_contact(b, a, &a_in_b, face_b.1, margin, out);
+    let faces = FaceQueries {
+        a: face_a,
+        b: face_b,
+        prefer_b: face_b.0 > FACE_REL_TOL * face_a.0 + ABS_TOL,
+    };
+    let edge_fallback = has_edge.then_some((edge.0, |out: &mut Manifold| {
+        edge_contact(a, b, b_in_a, edge, out)
+    }));
+    face_fallback(a, b, b_in_a, faces, edge_fallback, margin, scratch, out);
+}
+
+/// The best face of each polytope: (separation, face index), and which one is the
+/// reference (B only when clearly better, so the choice does not flicker).
+#[derive(Clone, Copy, Debug)]
+pub struct FaceQueries {
+    /// A's best face: (separation, face index).
+    pub a: (f32, usize),
+    /// B's best face, in B's frame.
+    pub b: (f32, usize),
+    /// B's face is the reference.
+    pub prefer_b: bool,
+}
+
+/// Face contact on the preferred reference face; if its incident face clips to nothing,
+/// the other polytope's face (a box resting on a hull face that A's face query narrowly
+/// won); if that clips to nothing too:
+/// - the shapes are apart (the best separation over all axes is positive): GJK's closest
+///   points, one point at the exact gap. The edge axis is not a fallback here: it may
+///   separate far less than the best axis, and its depth would be a phantom overlap.
+/// - overlapping: the edge contact if there is an edge axis (a true separating-axis
+///   candidate: pushing by its depth separates the shapes), else the deepest vertex along
+///   the preferred face's normal (exactly that axis's depth).
+///
+/// `edge` is the edge axis's separation and a function writing its contact, in A's frame.
+#[allow(clippy::too_many_arguments)]
+pub fn face_fallback(
+    a: &PolyView,
+    b: &PolyView,
+    b_in_a: &Isometry,
+    faces: FaceQueries,
+    edge: Option<(f32, impl FnOnce(&mut Manifold))>,
+    margin: f32,
+    scratch: &mut Scratch,
+    out: &mut Manifold,
+) {
+    let a_in_b = b_in_a.inverse();
+    let on_b = |scratch: &mut Scratch, out: &mut Manifold| {
+        face_contact(b, a, &a_in_b, faces.b.1, margin, 1, scratch, out);
+        out.transform(b_in_a);
+        out.flip();
+    };
+    let on_a = |scratch: &mut Scratch, out: &mut Manifold| {
+        face_contact(a, b, b_in_a, faces.a.1, margin, 0, scratch, out);
+    };
+    let edge_separation = edge.as_ref().map_or(f32::MIN, |e| e.0);
+    let separation = faces.a.0.max(faces.b.0).max(edge_separation);
+    // A face's points are at most as deep as its axis overlaps (−its separation). When the
+    // shapes are apart, a face whose axis does not separate them could report a phantom
+    // overlap, so only separating faces may be used.
+    // When they overlap, a face may overstate the depth only by the documented SAT face
+    // bias (as when it wins the face query): within FACE_REL_TOL and ABS_TOL of the best.
+    let best_face = faces.a.0.max(faces.b.0);
+    let usable = |face_separation: f32| {
+        if separation > 0.0 {
+            face_separation > 0.0
+        } else {
+            face_separation >= best_face / FACE_REL_TOL - ABS_TOL
         }
+    };
+    let (first, second) = if faces.prefer_b {
+        (faces.b.0, faces.a.0)
+    } else {
+        (faces.a.0, faces.b.0)
+    };
+    if usable(first) {
+        if faces.prefer_b {
+            on_b(scratch, out);
+        } else {
+            on_a(scratch, out);
+        }
+    }
+    if out.count == 0 && usable(second) {
+        if faces.prefer_b {
+            on_a(scratch, out);
+        } else {
+            on_b(scratch, out);
+        }
+    }
+    if out.count > 0 {
+        return;
+    }
+    if separation > 0.0 {
+        let gjk = gjk_distance(a, b, b_in_a);
+        if gjk.distance > 0.0 {
+            closest_points_contact(&gjk, margin, out);
+            return;
+        }
+        // Touching within GJK's tolerance: the face axis's own depth (≤ 0) below.
+    }
+    if let (true, Some((_, edge_contact))) = (separation <= 0.0, edge) {
+        edge_contact(out);
+    } else if faces.prefer_b {
+        deepest_vertex_contact(b, a, &a_in_b, faces.b.1, margin, out);
         out.transform(b_in_a);
         out.flip();
     } else {
-        face_contact(a, b, b_in_a, face_a.1, margin, 0, scratch, out);
-        if out.count == 0 && !has_edge {
-            deepest_vertex_contact(a, b, b_in_a, face_a.1, margin, out);
-        }
+        deepest_vertex_contact(a, b, b_in_a, faces.a.1, margin, out);
     }
-    // With the tolerances a face may win while the edge axis is the shallower one; in deep,
-    // skewed overlaps its incident face can then clip to nothing. The edge axis is a true
-    // separating-axis candidate, so fall back to it rather than lose the contact.
-    if out.count == 0 && has_edge {
-        edge_contact(a, b, b_in_a, edge, out);
+}
+
+/// One point at GJK's closest points of two shapes that are apart, if within `margin`.
+fn closest_points_contact(gjk: &GjkResult, margin: f32, out: &mut Manifold) {
+    if gjk.distance > margin {
+        return;
     }
+    out.normal = (gjk.point_b - gjk.point_a) / gjk.distance;
+    out.push(ManifoldPoint {
+        point_a: gjk.point_a,
+        point_b: gjk.point_b,
+        depth: -gjk.distance,
+        id: feature_id(&[0xC105, 0]),
+    });
 }

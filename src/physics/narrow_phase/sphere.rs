@@ -12,14 +12,20 @@ use crate::physics::math::{Isometry, Vec3};
 use crate::physics::shape::{ConvexHull, PointSupport};
 
 /// Writes a one-point manifold for a sphere of radius `ra` at the origin whose centre is
-/// closest to `q`, a point on B's core with radius `rb`, if within `margin`.
-fn point_contact(ra: f32, q: Vec3, rb: f32, margin: f32, out: &mut Manifold) {
+/// closest to `q`, a point on B's core with radius `rb`, if within `margin`. When the centre
+/// lies on B's core the normal is `fallback`, which must be a shortest way out: any
+/// direction for a point core, perpendicular to a segment core.
+fn point_contact(ra: f32, q: Vec3, rb: f32, fallback: Vec3, margin: f32, out: &mut Manifold) {
     let dist = q.length();
     let depth = ra + rb - dist;
     if depth < -margin {
         return;
     }
-    let normal = if dist > COINCIDENT { q / dist } else { Vec3::Y };
+    let normal = if dist > COINCIDENT {
+        q / dist
+    } else {
+        fallback
+    };
     out.normal = normal;
     out.push(ManifoldPoint {
         point_a: normal * ra,
@@ -31,7 +37,8 @@ fn point_contact(ra: f32, q: Vec3, rb: f32, margin: f32, out: &mut Manifold) {
 
 /// Sphere–sphere: centres at the origin and at `b_in_a.translation`.
 pub fn sphere_sphere(ra: f32, rb: f32, b_in_a: &Isometry, margin: f32, out: &mut Manifold) {
-    point_contact(ra, b_in_a.translation, rb, margin, out);
+    // Coincident centres: every direction is as short a way out (ra + rb).
+    point_contact(ra, b_in_a.translation, rb, Vec3::Y, margin, out);
 }
 
 /// Sphere–capsule: the closest point of the capsule's segment to the sphere centre.
@@ -45,10 +52,13 @@ pub fn sphere_capsule(
 ) {
     let p = b_in_a.transform_point(Vec3::new(0.0, -half_height, 0.0));
     let q = b_in_a.transform_point(Vec3::new(0.0, half_height, 0.0));
+    // Centre on the segment: the way out is perpendicular to it (B's local x), depth ra + rb;
+    // along the segment (+y, say) the capsule would still hold the sphere.
     point_contact(
         ra,
         closest_point_on_segment(Vec3::ZERO, p, q),
         rb,
+        b_in_a.transform_vector(Vec3::X),
         margin,
         out,
     );
@@ -61,7 +71,9 @@ pub fn sphere_box(ra: f32, half: Vec3, b_in_a: &Isometry, margin: f32, out: &mut
     let q = c.clamp(-half, half);
     if q != c {
         // Outside: closest point q, expressed back in A's frame.
-        point_contact(ra, b_in_a.transform_point(q), 0.0, margin, out);
+        // A centre a hair outside: the way out is still along q − c.
+        let way = b_in_a.transform_vector((q - c).try_normalize().unwrap_or(Vec3::Y));
+        point_contact(ra, b_in_a.transform_point(q), 0.0, way, margin, out);
         return;
     }
     // Inside: the face with the smallest distance |h_i| − |c_i|.
@@ -117,7 +129,16 @@ pub fn sphere_hull(ra: f32, hull: &ConvexHull, b_in_a: &Isometry, margin: f32, o
         return;
     }
     let gjk = gjk_distance(&PointSupport(c), hull, &Isometry::IDENTITY);
-    point_contact(ra, b_in_a.transform_point(gjk.point_b), 0.0, margin, out);
+    // A centre a hair outside: the way out is through the face it is outside of.
+    let way = b_in_a.transform_vector(-hull.faces[face].normal);
+    point_contact(
+        ra,
+        b_in_a.transform_point(gjk.point_b),
+        0.0,
+        way,
+        margin,
+        out,
+    );
 }
 
 #[cfg(test)]

@@ -1,0 +1,436 @@
+//! Narrow-phase invariants on a large fixed-seed set of every shape pair, with an exact
+//! distance of our own as the oracle (GJK on the cores: a point for spheres, a segment for
+//! capsules, the polytope itself for boxes and hulls, then minus the radii; the support
+//! height for planes), and the regression cases of issue 8.
+//!
+//! - No phantom depth: when the shapes are apart, no reported point is deeper than 1 mm.
+//! - The push separates: moving B by the deepest reported depth along the reported normal
+//!   leaves an overlap under 1 mm (checked as: 1 mm further, the shapes are apart).
+
+use impulse::physics::narrow_phase::gjk::gjk_distance;
+use impulse::physics::narrow_phase::{collide, Manifold, Scratch};
+use impulse::physics::shape::{PointSupport, SegmentSupport, SupportMap};
+use impulse::physics::{Isometry, Quat, Shape, Vec3};
+
+/// The speculative margin the world uses at rest (`SPECULATIVE_DISTANCE`), m.
+const MARGIN: f32 = 0.02;
+/// The issue's tolerance for depth and for the overlap a push leaves, m.
+const TOLERANCE: f32 = 1.0e-3;
+
+/// A small deterministic generator (64-bit LCG, high bits), so every run sees the same pairs.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> f32 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 40) as f32 / (1u64 << 24) as f32
+    }
+    fn range(&mut self, lo: f32, hi: f32) -> f32 {
+        lo + (hi - lo) * self.next()
+    }
+    fn vec(&mut self, half: f32) -> Vec3 {
+        Vec3::new(
+            self.range(-half, half),
+            self.range(-half, half),
+            self.range(-half, half),
+        )
+    }
+    fn rotation(&mut self) -> Quat {
+        // Aligned poses (identity, quarter turns) are where clipping is most delicate.
+        match (self.next() * 4.0) as u32 {
+            0 => Quat::IDENTITY,
+            1 => Quat::from_rotation_y(std::f32::consts::FRAC_PI_2),
+            _ => {
+                let q = Quat::from_xyzw(
+                    self.range(-1.0, 1.0),
+                    self.range(-1.0, 1.0),
+                    self.range(-1.0, 1.0),
+                    self.range(-1.0, 1.0),
+                );
+                if q.length_squared() > 1e-4 {
+                    q.normalize()
+                } else {
+                    Quat::IDENTITY
+                }
+            }
+        }
+    }
+    fn shape(&mut self, kind: u32) -> Shape {
+        match kind {
+            0 => Shape::sphere(self.range(0.1, 1.0)),
+            1 => {
+                let mut h = Vec3::new(
+                    self.range(0.05, 1.0),
+                    self.range(0.05, 1.0),
+                    self.range(0.05, 1.0),
+                );
+                if self.next() < 0.25 {
+                    h.y = self.range(0.01, 0.05); // thin plates
+                }
+                Shape::cuboid(h)
+            }
+            2 => Shape::capsule(self.range(0.0, 1.0), self.range(0.05, 0.8)),
+            3 => loop {
+                let n = 6 + (self.next() * 9.0) as usize;
+                let points: Vec<Vec3> = (0..n).map(|_| self.vec(0.9)).collect();
+                if let Ok(hull) = Shape::convex_hull(&points) {
+                    break hull;
+                }
+            },
+            _ => Shape::plane(Vec3::Y),
+        }
+    }
+}
+
+/// Radius and core of a shape (the core is the shape itself for polytopes).
+enum Core<'s> {
+    Point,
+    Segment(f32),
+    Solid(&'s Shape),
+}
+
+fn core(shape: &Shape) -> (Core<'_>, f32) {
+    match shape {
+        Shape::Sphere { radius } => (Core::Point, *radius),
+        Shape::Capsule {
+            half_height,
+            radius,
+        } => (Core::Segment(*half_height), *radius),
+        other => (Core::Solid(other), 0.0),
+    }
+}
+
+fn core_distance(a: &Core, b: &Core, b_in_a: &Isometry) -> f32 {
+    fn with_b<A: SupportMap>(a: &A, b: &Core, b_in_a: &Isometry) -> f32 {
+        match b {
+            Core::Point => gjk_distance(a, &PointSupport(Vec3::ZERO), b_in_a).distance,
+            Core::Segment(h) => {
+                let s = SegmentSupport(Vec3::new(0.0, -h, 0.0), Vec3::new(0.0, *h, 0.0));
+                gjk_distance(a, &s, b_in_a).distance
+            }
+            Core::Solid(shape) => gjk_distance(a, *shape, b_in_a).distance,
+        }
+    }
+    match a {
+        Core::Point => with_b(&PointSupport(Vec3::ZERO), b, b_in_a),
+        Core::Segment(h) => with_b(
+            &SegmentSupport(Vec3::new(0.0, -h, 0.0), Vec3::new(0.0, *h, 0.0)),
+            b,
+            b_in_a,
+        ),
+        Core::Solid(shape) => with_b(*shape, b, b_in_a),
+    }
+}
+
+/// Signed distance between the shapes (negative: they overlap, but only the sign and the
+/// positive values are exact; an overlap reads as 0 from GJK, or as the plane depth).
+fn signed_distance(a: &Shape, pa: &Isometry, b: &Shape, pb: &Isometry) -> f32 {
+    if let Shape::Plane { normal } = b {
+        // Height of A's lowest point above the plane.
+        let n = pb.transform_vector(*normal);
+        let lowest = pa.transform_point(a.support(pa.inverse_transform_vector(-n)));
+        return n.dot(lowest - pb.translation);
+    }
+    let (ca, ra) = core(a);
+    let (cb, rb) = core(b);
+    core_distance(&ca, &cb, &pa.inv_mul(pb)) - ra - rb
+}
+
+fn deepest(m: &Manifold) -> f32 {
+    m.points().iter().map(|p| p.depth).fold(f32::MIN, f32::max)
+}
+
+fn describe(a: &Shape, pa: &Isometry, b: &Shape, pb: &Isometry) -> String {
+    let shape = |s: &Shape| match s {
+        Shape::ConvexHull(h) => format!(
+            "hull{:?}",
+            h.vertices.iter().map(|v| v.to_array()).collect::<Vec<_>>()
+        ),
+        other => format!("{other:?}"),
+    };
+    format!(
+        "A {} at {:?} {:?}; B {} at {:?} {:?}",
+        shape(a),
+        pa.translation.to_array(),
+        pa.rotation.to_array(),
+        shape(b),
+        pb.translation.to_array(),
+        pb.rotation.to_array()
+    )
+}
+
+/// Checks both invariants for one pair; returns a message on failure.
+fn check(a: &Shape, pa: &Isometry, b: &Shape, pb: &Isometry) -> Result<(), String> {
+    let mut scratch = Scratch::default();
+    let m = collide(a, pa, b, pb, MARGIN, &mut scratch);
+    if m.count == 0 {
+        return Ok(());
+    }
+    if m.points().iter().any(|p| !p.depth.is_finite()) || !m.normal.is_finite() {
+        return Err(format!("non-finite manifold: {}", describe(a, pa, b, pb)));
+    }
+    let depth = deepest(&m);
+    let distance = signed_distance(a, pa, b, pb);
+    if distance > 1.0e-4 && depth > TOLERANCE {
+        return Err(format!(
+            "apart by {distance} but a point is {depth} deep: {}",
+            describe(a, pa, b, pb)
+        ));
+    }
+    if depth > 0.0 && !matches!(b, Shape::Plane { .. }) {
+        let pushed = Isometry::new(pb.translation + m.normal * (depth + TOLERANCE), pb.rotation);
+        let after = signed_distance(a, pa, b, &pushed);
+        if after <= 0.0 {
+            let epa = impulse::physics::narrow_phase::epa::penetration(a, b, &pa.inv_mul(pb));
+            return Err(format!(
+                "pushed by {depth} along {} and still overlapping: {} || {} pts {:?} epa {:?}",
+                m.normal,
+                describe(a, pa, b, pb),
+                m.count,
+                m.points().iter().map(|p| p.depth).collect::<Vec<_>>(),
+                epa.map(|e| (e.depth, pa.transform_vector(e.normal)))
+            ));
+        }
+    }
+    if let (true, Shape::Plane { normal }) = (depth > 0.0, b) {
+        // A plane is B: push A the other way instead.
+        let _ = normal;
+        let pushed = Isometry::new(pa.translation - m.normal * (depth + TOLERANCE), pa.rotation);
+        if signed_distance(a, &pushed, b, pb) <= 0.0 {
+            return Err(format!("plane push failed: {}", describe(a, pa, b, pb)));
+        }
+    }
+    Ok(())
+}
+
+/// 40 000 pairs of every kind (sphere, box, capsule, hull; planes as B), a third placed at
+/// random, a third moved to just apart (0–30 mm, inside the speculative margin) and a third
+/// moved to just overlapping (0–10 cm), along the line of their closest points.
+#[test]
+fn no_phantom_depth_and_the_push_separates() {
+    let mut rng = Rng(0x1557_E008);
+    let mut failures = Vec::new();
+    let mut open_gap = Vec::new();
+    let mut cases = [0usize; 3];
+    for i in 0..40_000 {
+        let (ka, kb) = ((rng.next() * 4.0) as u32, (rng.next() * 5.0) as u32);
+        let (a, b) = (rng.shape(ka), rng.shape(kb));
+        let pa = Isometry::new(rng.vec(0.5), rng.rotation());
+        let mut pb = Isometry::new(rng.vec(1.6), rng.rotation());
+        let mode = i % 3;
+        if mode > 0 && kb < 4 {
+            // Slide B along the line between the centres until the gap is the target:
+            // bisection on the exact distance (monotone enough along this line).
+            let target = if mode == 1 {
+                rng.range(0.0, 0.03)
+            } else {
+                -rng.range(0.0, 0.1)
+            };
+            let dir = (pb.translation - pa.translation).normalize_or_zero();
+            if dir == Vec3::ZERO {
+                continue;
+            }
+            let (mut lo, mut hi) = (0.0f32, 4.0f32);
+            for _ in 0..40 {
+                let mid = 0.5 * (lo + hi);
+                let p = Isometry::new(pa.translation + dir * mid, pb.rotation);
+                let d = signed_distance(&a, &pa, &b, &p);
+                let gap = if d > 0.0 { d } else { -0.0 };
+                if gap > target.max(0.0) {
+                    hi = mid;
+                } else {
+                    lo = mid;
+                }
+            }
+            let overlap = (-target).max(0.0);
+            pb = Isometry::new(pa.translation + dir * (hi - overlap), pb.rotation);
+        }
+        cases[mode] += 1;
+        if let Err(e) = check(&a, &pa, &b, &pb) {
+            let polytopes = matches!(ka, 1 | 3) && matches!(kb, 1 | 3);
+            if polytopes && e.starts_with("pushed") {
+                open_gap.push(e);
+            } else {
+                failures.push(e);
+            }
+        }
+    }
+    // Known open gap (issue 8, item 2, still open): a face contact between two polytopes
+    // can under-report the push when a part of the incident polytope other than its
+    // incident face's vertices lies inside the reference (2 of these 40 000 pairs; before
+    // the fix 4, and 13 more among capsules). It may not grow.
+    assert!(
+        open_gap.len() <= 2,
+        "{} polytope pushes fail:\n{}",
+        open_gap.len(),
+        open_gap.join("\n")
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {:?} pairs failed; first: {}",
+        failures.len(),
+        cases,
+        failures.join("\n")
+    );
+}
+
+fn hull(points: &[[f32; 3]]) -> Shape {
+    Shape::convex_hull(&points.iter().map(|p| Vec3::from(*p)).collect::<Vec<_>>()).unwrap()
+}
+
+/// Issue 8, example 1: a box and a hull 19 mm apart got one point 0.159 m deep (the edge
+/// fallback after the face clipped to nothing). Now: no point deeper than 1 mm, and a point
+/// at the true gap when within the margin.
+#[test]
+fn box_and_hull_apart_report_no_phantom_depth() {
+    let a = Shape::cuboid(Vec3::new(0.3969217, 0.597551, 0.32498598));
+    let pa = Isometry::new(
+        Vec3::new(-2.5235653, 0.83747935, -2.280181),
+        Quat::from_xyzw(0.3863931, 0.7559518, -0.5276315, 0.029021692).normalize(),
+    );
+    let b = hull(&[
+        [0.09558887, 0.13687067, 0.098553106],
+        [-0.46545798, 0.48873943, -0.18864734],
+        [-0.6233406, 0.005609378, -0.49041712],
+        [-0.062241532, -0.113163665, 0.051585913],
+        [-0.61144835, 0.3756646, -0.38694936],
+        [-0.6592298, 0.030795217, -0.23163159],
+        [0.71499157, 0.46462244, -0.19776008],
+        [-0.8716792, 0.22819316, -0.49006796],
+        [-0.23446387, 0.48668724, -0.1872087],
+        [0.51149505, 0.06013927, 0.0054195225],
+        [0.6313868, 0.18175042, -0.47480154],
+        [0.5669372, 0.40474045, -0.43538007],
+    ]);
+    let pb = Isometry::new(
+        Vec3::new(-1.9310199, -0.58328307, -2.1544023),
+        Quat::from_xyzw(0.2920412, -0.48141325, 0.45315492, -0.69108886).normalize(),
+    );
+    let gap = signed_distance(&a, &pa, &b, &pb);
+    assert!((gap - 0.019).abs() < 1.0e-3, "gap {gap}");
+    let m = collide(&a, &pa, &b, &pb, 0.02, &mut Scratch::default());
+    assert_eq!(m.count, 1);
+    // The one point is GJK's closest pair: depth = −gap.
+    assert!(
+        (m.points[0].depth + gap).abs() < 1.0e-4,
+        "{}",
+        m.points[0].depth
+    );
+    check(&a, &pa, &b, &pb).unwrap();
+}
+
+/// Issue 8, example 4: a capsule lying along a box's vertical edge touches along 1.87 m of
+/// it; it gets two points at the ends of the shared range, each as deep as the capsule
+/// radius minus the axis-to-edge distance.
+#[test]
+fn capsule_along_a_box_edge_gets_two_points() {
+    let a = Shape::capsule(0.9352169, 0.26328424);
+    let pa = Isometry::from_translation(Vec3::new(-2.8951325, -1.2110554, -0.17471543));
+    let half = Vec3::new(0.06982165, 1.5616314, 0.036217287);
+    let b = Shape::cuboid(half);
+    let pb = Isometry::from_translation(Vec3::new(-2.7097516, -1.3181144, -0.44667625));
+    let m = collide(&a, &pa, &b, &pb, 0.0, &mut Scratch::default());
+    assert_eq!(m.count, 2, "{:?}", m.points());
+    // The nearest edge is at x = −2.7097516 − hx, z = −0.44667625 + hz.
+    let edge = Vec3::new(pb.translation.x - half.x, 0.0, pb.translation.z + half.z);
+    let offset = Vec3::new(edge.x - pa.translation.x, 0.0, edge.z - pa.translation.z);
+    let expected = 0.26328424 - offset.length();
+    let span = (m.points[0].point_b.y - m.points[1].point_b.y).abs();
+    // The shared range: the whole capsule segment (2 × 0.935), inside the box's 3.12 m.
+    assert!((span - 2.0 * 0.9352169).abs() < 1.0e-4, "span {span}");
+    for p in m.points() {
+        assert!(
+            (p.depth - expected).abs() < 1.0e-4,
+            "{} vs {expected}",
+            p.depth
+        );
+    }
+}
+
+/// Issue 8, item 3: a sphere centred exactly on a capsule's segment is pushed out
+/// perpendicular to the segment by r_a + r_b (along the segment the capsule would still
+/// hold it). The capsule is along y, so the old +y fallback left 0.99 m of overlap.
+#[test]
+fn sphere_centred_on_a_capsule_segment_is_pushed_out_sideways() {
+    let sphere = Shape::sphere(0.3);
+    let capsule = Shape::capsule(1.0, 0.2);
+    for q in [
+        Quat::IDENTITY,
+        Quat::from_rotation_z(0.7),
+        Quat::from_rotation_x(std::f32::consts::FRAC_PI_2),
+    ] {
+        let pb = Isometry::new(Vec3::new(0.1, 0.2, 0.3), q);
+        let pa = Isometry::from_translation(pb.transform_point(Vec3::new(0.0, 0.4, 0.0)));
+        let m = collide(&sphere, &pa, &capsule, &pb, 0.0, &mut Scratch::default());
+        assert_eq!(m.count, 1);
+        assert!(
+            (m.points[0].depth - 0.5).abs() < 1e-5,
+            "{}",
+            m.points[0].depth
+        );
+        let axis = q * Vec3::Y;
+        assert!(
+            m.normal.dot(axis).abs() < 1e-5,
+            "normal {} along the axis",
+            m.normal
+        );
+        check(&sphere, &pa, &capsule, &pb).unwrap();
+    }
+}
+
+/// A box, a box-shaped hull and a tilted hull resting on a hull's top face, and a box on a
+/// box: four points each, spanning the overlap (the four corners of the smaller bottom face,
+/// all as deep as the overlap).
+#[test]
+fn faces_resting_on_faces_get_four_points() {
+    let slab = hull(&[
+        [-2.0, -0.5, -2.0],
+        [2.0, -0.5, -2.0],
+        [2.0, 0.5, -2.0],
+        [-2.0, 0.5, -2.0],
+        [-2.0, -0.5, 2.0],
+        [2.0, -0.5, 2.0],
+        [2.0, 0.5, 2.0],
+        [-2.0, 0.5, 2.0],
+        [0.0, -0.7, 0.0],
+    ]);
+    let cube = Shape::cuboid(Vec3::splat(0.5));
+    let cube_hull = hull(&[
+        [-0.5, -0.5, -0.5],
+        [0.5, -0.5, -0.5],
+        [0.5, 0.5, -0.5],
+        [-0.5, 0.5, -0.5],
+        [-0.5, -0.5, 0.5],
+        [0.5, -0.5, 0.5],
+        [0.5, 0.5, 0.5],
+        [-0.5, 0.5, 0.5],
+    ]);
+    let depth = 0.01;
+    let ground = Isometry::IDENTITY;
+    for (top, bottom) in [
+        (&cube, &slab),
+        (&cube_hull, &slab),
+        (&cube, &Shape::cuboid(Vec3::new(2.0, 0.5, 2.0))),
+    ] {
+        for tilt in [0.0f32, 0.01] {
+            let q = Quat::from_rotation_y(0.3) * Quat::from_rotation_x(tilt);
+            let pose = Isometry::new(Vec3::new(0.3, 1.0 - depth, -0.2), q);
+            let m = collide(top, &pose, bottom, &ground, 0.0, &mut Scratch::default());
+            assert_eq!(m.count, 4, "tilt {tilt}: {:?}", m.points());
+            // Each corner's depth is how far below the top face (y = 0.5) it is.
+            for p in m.points() {
+                let corner_y = p.point_a.y;
+                assert!(
+                    (p.depth - (0.5 - corner_y)).abs() < 1e-4,
+                    "{} vs {}",
+                    p.depth,
+                    0.5 - corner_y
+                );
+            }
+            check(top, &pose, bottom, &ground).unwrap();
+        }
+    }
+}

@@ -1,6 +1,8 @@
 //! Narrow-phase properties on random shape pairs (proptest), against GJK distance and EPA
 //! depth as the reference, plus the edge-on-edge case.
 
+mod common;
+
 use impulse::physics::narrow_phase::epa::penetration;
 use impulse::physics::narrow_phase::gjk::gjk_distance;
 use impulse::physics::narrow_phase::{collide, Scratch};
@@ -31,31 +33,6 @@ fn shape() -> impl Strategy<Value = Shape> {
     ]
 }
 
-/// A short description of a case for failure messages (proptest's debug dump is huge).
-fn describe(a: &Shape, pa: &Isometry, b: &Shape, pb: &Isometry) -> String {
-    let shape = |s: &Shape| match s {
-        Shape::ConvexHull(h) => format!(
-            "hull{:?}",
-            h.vertices.iter().map(|v| v.to_array()).collect::<Vec<_>>()
-        ),
-        other => format!("{other:?}"),
-    };
-    let pose = |p: &Isometry| {
-        format!(
-            "t={:?} q={:?}",
-            p.translation.to_array(),
-            p.rotation.to_array()
-        )
-    };
-    format!(
-        "A {} at {}; B {} at {}",
-        shape(a),
-        pose(pa),
-        shape(b),
-        pose(pb)
-    )
-}
-
 fn pose() -> impl Strategy<Value = Isometry> {
     (vec3(1.6), rotation()).prop_map(|(t, r)| Isometry::new(t, r))
 }
@@ -76,13 +53,13 @@ proptest! {
         let b_in_a = pa.inv_mul(&pb);
         let distance = gjk_distance(&a, &b, &b_in_a).distance;
         if distance > TOUCH_TOL {
-            prop_assert_eq!(m.count, 0, "separated by {} but got a contact: {}", distance, describe(&a, &pa, &b, &pb));
+            prop_assert_eq!(m.count, 0, "separated by {} but got a contact: {}", distance, common::describe_pair(&a, &pa, &b, &pb));
             return Ok(());
         }
         // Overlapping: the true penetration from EPA on the full shapes.
         let depth = penetration(&a, &b, &b_in_a).map_or(0.0, |p| p.depth);
         if depth > TOUCH_TOL {
-            prop_assert!(m.count > 0, "overlapping by {} but no contact: {}", depth, describe(&a, &pa, &b, &pb));
+            prop_assert!(m.count > 0, "overlapping by {} but no contact: {}", depth, common::describe_pair(&a, &pa, &b, &pb));
         }
         if m.count > 0 {
             prop_assert!((m.normal.length() - 1.0).abs() < 1e-3, "normal length {}", m.normal.length());
@@ -93,7 +70,7 @@ proptest! {
                 // 0.90·separation_face + slop/2), and face A unless face B is clearly better
                 // (0.95·…), Gregorius 2015: so a reported depth can reach
                 // depth / (0.90·0.95) plus the slop; curved shapes add ~1e-3 of EPA error.
-                prop_assert!(p.depth <= depth / (0.90 * 0.95) + 0.005, "depth {} > true {}: {}", p.depth, depth, describe(&a, &pa, &b, &pb));
+                prop_assert!(p.depth <= depth / (0.90 * 0.95) + 0.005, "depth {} > true {}: {}", p.depth, depth, common::describe_pair(&a, &pa, &b, &pb));
             }
         }
     }

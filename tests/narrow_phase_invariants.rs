@@ -7,6 +7,8 @@
 //! - The push separates: moving B by the deepest reported depth along the reported normal
 //!   leaves an overlap under 1 mm (checked as: 1 mm further, the shapes are apart).
 
+mod common;
+
 use impulse::physics::narrow_phase::gjk::gjk_distance;
 use impulse::physics::narrow_phase::{collide, Manifold, Scratch};
 use impulse::physics::shape::{PointSupport, SegmentSupport, SupportMap};
@@ -143,25 +145,6 @@ fn deepest(m: &Manifold) -> f32 {
     m.points().iter().map(|p| p.depth).fold(f32::MIN, f32::max)
 }
 
-fn describe(a: &Shape, pa: &Isometry, b: &Shape, pb: &Isometry) -> String {
-    let shape = |s: &Shape| match s {
-        Shape::ConvexHull(h) => format!(
-            "hull{:?}",
-            h.vertices.iter().map(|v| v.to_array()).collect::<Vec<_>>()
-        ),
-        other => format!("{other:?}"),
-    };
-    format!(
-        "A {} at {:?} {:?}; B {} at {:?} {:?}",
-        shape(a),
-        pa.translation.to_array(),
-        pa.rotation.to_array(),
-        shape(b),
-        pb.translation.to_array(),
-        pb.rotation.to_array()
-    )
-}
-
 /// Checks both invariants for one pair; returns a message on failure.
 fn check(a: &Shape, pa: &Isometry, b: &Shape, pb: &Isometry) -> Result<(), String> {
     let mut scratch = Scratch::default();
@@ -170,14 +153,17 @@ fn check(a: &Shape, pa: &Isometry, b: &Shape, pb: &Isometry) -> Result<(), Strin
         return Ok(());
     }
     if m.points().iter().any(|p| !p.depth.is_finite()) || !m.normal.is_finite() {
-        return Err(format!("non-finite manifold: {}", describe(a, pa, b, pb)));
+        return Err(format!(
+            "non-finite manifold: {}",
+            common::describe_pair(a, pa, b, pb)
+        ));
     }
     let depth = deepest(&m);
     let distance = signed_distance(a, pa, b, pb);
     if distance > 1.0e-4 && depth > TOLERANCE {
         return Err(format!(
             "apart by {distance} but a point is {depth} deep: {}",
-            describe(a, pa, b, pb)
+            common::describe_pair(a, pa, b, pb)
         ));
     }
     if depth > 0.0 && !matches!(b, Shape::Plane { .. }) {
@@ -188,7 +174,7 @@ fn check(a: &Shape, pa: &Isometry, b: &Shape, pb: &Isometry) -> Result<(), Strin
             return Err(format!(
                 "pushed by {depth} along {} and still overlapping: {} || {} pts {:?} epa {:?}",
                 m.normal,
-                describe(a, pa, b, pb),
+                common::describe_pair(a, pa, b, pb),
                 m.count,
                 m.points().iter().map(|p| p.depth).collect::<Vec<_>>(),
                 epa.map(|e| (e.depth, pa.transform_vector(e.normal)))
@@ -200,7 +186,10 @@ fn check(a: &Shape, pa: &Isometry, b: &Shape, pb: &Isometry) -> Result<(), Strin
         let _ = normal;
         let pushed = Isometry::new(pa.translation - m.normal * (depth + TOLERANCE), pa.rotation);
         if signed_distance(a, &pushed, b, pb) <= 0.0 {
-            return Err(format!("plane push failed: {}", describe(a, pa, b, pb)));
+            return Err(format!(
+                "plane push failed: {}",
+                common::describe_pair(a, pa, b, pb)
+            ));
         }
     }
     Ok(())

@@ -2,7 +2,9 @@
 //! with `mod common;`).
 #![allow(dead_code)]
 
-use impulse::physics::{BodyDef, BodyHandle, BodyType, ColliderDef, Quat, Shape, Vec3, World};
+use impulse::physics::{
+    BodyDef, BodyHandle, BodyType, ColliderDef, Isometry, Quat, Shape, Vec3, World,
+};
 
 /// The fixed step of every test, s.
 pub const DT: f32 = 1.0 / 60.0;
@@ -48,4 +50,29 @@ pub fn run(world: &mut World, n: usize) {
     for _ in 0..n {
         world.step(DT);
     }
+}
+
+/// A short description of a shape pair for failure messages (a hull's debug dump is huge).
+pub fn describe_pair(a: &Shape, pa: &Isometry, b: &Shape, pb: &Isometry) -> String {
+    let shape = |s: &Shape| match s {
+        Shape::ConvexHull(h) => format!(
+            "hull{:?}",
+            h.vertices.iter().map(|v| v.to_array()).collect::<Vec<_>>()
+        ),
+        other => format!("{other:?}"),
+    };
+    let pose = |p: &Isometry| {
+        format!(
+            "t={:?} q={:?}",
+            p.translation.to_array(),
+            p.rotation.to_array()
+        )
+    };
+    format!(
+        "A {} at {}; B {} at {}",
+        shape(a),
+        pose(pa),
+        shape(b),
+        pose(pb)
+    )
 }

@@ -103,9 +103,17 @@ pub fn capsule_polytope(
         let n = (gjk.point_b - gjk.point_a) / gjk.distance;
         (n, gjk.point_a, gjk.point_b, r - gjk.distance)
     } else {
+        // EPA for a segment deep inside; when the segment only touches (EPA's simplex is
+        // flat, or GJK stopped a hair apart) its normal is arbitrary (it can lie along the
+        // segment, and a push along it frees nothing), so take the best separating axis.
         match penetration_after_gjk(&segment, poly, b_in_a, &gjk, &mut scratch.epa) {
-            Some(pen) => (pen.normal, pen.point_a, pen.point_b, r + pen.depth),
-            None => (Vec3::Y, gjk.point_a, gjk.point_b, r),
+            Some(pen) if pen.depth > CORE_EPS => {
+                (pen.normal, pen.point_a, pen.point_b, r + pen.depth)
+            }
+            _ => {
+                let (n, separation, core_a, core_b) = segment_polytope_axis(p, q, poly, b_in_a);
+                (n, core_a, core_b, r - separation)
+            }
         }
     };
     out.normal = normal;
@@ -129,6 +137,54 @@ pub fn capsule_polytope(
         id: 0,
     });
 }
+
+/// The separating axis test between the segment p–q and `poly` at `b_in_a`: the axis along
+/// which they are farthest apart (or least overlapping), from A to B, with its separation and
+/// witness points on the segment and on the polytope. The candidates are the polytope's face
+/// normals and the segment crossed with each of its edges: the facet normals of their
+/// Minkowski difference, so the best one is exact and pushing along it frees the segment.
+fn segment_polytope_axis(
+    p: Vec3,
+    q: Vec3,
+    poly: &PolyView,
+    b_in_a: &Isometry,
+) -> (Vec3, f32, Vec3, Vec3) {
+    let support_b =
+        |dir: Vec3| b_in_a.transform_point(poly.support(b_in_a.inverse_transform_vector(dir)));
+    let mut best = (f32::MIN, Vec3::Y, p, p);
+    for f in 0..poly.face_count() {
+        let (m, d) = poly.face_plane(f);
+        let m = b_in_a.transform_vector(m);
+        let d = d + m.dot(b_in_a.translation);
+        // The segment's end deepest below the face (the first on ties).
+        let end = if m.dot(q) < m.dot(p) { q } else { p };
+        let separation = m.dot(end) - d;
+        if separation > best.0 {
+            best = (separation, -m, end, end - m * separation);
+        }
+    }
+    let along = q - p;
+    for (_, e0, e1) in poly.edge_segments() {
+        let (e0, e1) = (b_in_a.transform_point(e0), b_in_a.transform_point(e1));
+        let axis = along.cross(e1 - e0);
+        let len = axis.length();
+        if len <= SEGMENT_EDGE_PARALLEL_SINE * along.length() * (e1 - e0).length() {
+            continue;
+        }
+        for l in [axis / len, -axis / len] {
+            let separation = l.dot(support_b(-l)) - l.dot(p).max(l.dot(q));
+            if separation > best.0 {
+                let (ca, cb) = closest_points_segment_segment(p, q, e0, e1);
+                best = (separation, l, ca, cb);
+            }
+        }
+    }
+    (best.1, best.0, best.2, best.3)
+}
+
+/// Below this sine between the segment and an edge, their cross product is no axis (a face
+/// normal covers parallel pairs).
+const SEGMENT_EDGE_PARALLEL_SINE: f32 = 1.0e-4;
 
 /// If the capsule lies flat on the face of `poly` that faces it, writes up to two points
 /// (the segment clipped to the face) and returns true. Only when the true closest point

@@ -247,15 +247,16 @@ fn is_minkowski_face(a: Vec3, b: Vec3, c: Vec3, d: Vec3) -> bool {
     cba * dba < 0.0 && adc * bdc < 0.0 && cba * bdc > 0.0
 }
 
-/// The best separation over edge pairs that build a Minkowski face.
-/// Returns (separation, half-edge of A, half-edge of B in A's frame, axis).
-fn query_edges(
+/// Calls `visit(axis, (pa, qa), (pb, qb), half-edge of A, half-edge of B)` for every edge
+/// pair that builds a face of the Minkowski difference, with the edges in A's frame and the
+/// unit axis `e_a × e_b` pointing out of A. Parallel pairs are skipped (a face axis covers
+/// them). Stops when `visit` returns true.
+fn for_each_minkowski_edge_pair(
     a: &PolyView,
     b: &PolyView,
     b_in_a: &Isometry,
-    margin: f32,
-) -> (f32, u16, u16, Vec3) {
-    let mut best = (f32::MIN, 0u16, 0u16, Vec3::ZERO);
+    mut visit: impl FnMut(Vec3, (Vec3, Vec3), (Vec3, Vec3), u16, u16) -> bool,
+) {
     let center_a = a.interior_point();
     let edges_a = &a.hull.edges;
     let edges_b = &b.hull.edges;
@@ -278,7 +279,6 @@ fn query_edges(
             let qb = b_in_a.transform_point(b.vertex(f2.origin));
             let axis = dir_a.cross(qb - pb);
             let len = axis.length();
-            // Parallel edges make no axis of their own (a face axis covers them).
             if len < SAT_PARALLEL_SINE * (dir_a.length() * (qb - pb).length()).max(1e-12) {
                 continue;
             }
@@ -286,15 +286,84 @@ fn query_edges(
             if axis.dot(pa - center_a) < 0.0 {
                 axis = -axis;
             }
-            let separation = axis.dot(pb - pa);
-            if separation > best.0 {
-                best = (separation, ea as u16, eb as u16, axis);
-                if separation > margin {
-                    return best;
-                }
+            if visit(axis, (pa, qa), (pb, qb), ea as u16, eb as u16) {
+                return;
             }
         }
     }
+}
+
+/// The best separation over edge pairs that build a Minkowski face.
+/// Returns (separation, half-edge of A, half-edge of B in A's frame, axis).
+fn query_edges(
+    a: &PolyView,
+    b: &PolyView,
+    b_in_a: &Isometry,
+    margin: f32,
+) -> (f32, u16, u16, Vec3) {
+    let mut best = (f32::MIN, 0u16, 0u16, Vec3::ZERO);
+    for_each_minkowski_edge_pair(a, b, b_in_a, |axis, (pa, _), (pb, _), ea, eb| {
+        let separation = axis.dot(pb - pa);
+        if separation > best.0 {
+            best = (separation, ea, eb, axis);
+        }
+        separation > margin
+    });
+    best
+}
+
+/// How far B must move along the unit `n` (A's frame) to stop overlapping A, with the
+/// touching points: (push, point on A, point on B), the point on B where it is now.
+///
+/// ```text
+/// B + t·n overlaps A  <=>  t·n ∈ D = A ⊖ B
+/// push = max { t : t·n ∈ D } = min over facet normals L of D with n·L > 0 of h_D(L) / n·L
+/// ```
+/// where h_D(L), D's support, is the overlap of the shapes along L (minus the separation the
+/// SAT queries compute). The facet normals are A's face normals, B's negated face normals
+/// and the Minkowski-face edge axes, so this is one more pass over the same candidates as the
+/// SAT; only called when clipping lost the deepest part of the overlap.
+fn push_along(a: &PolyView, b: &PolyView, b_in_a: &Isometry, n: Vec3) -> (f32, Vec3, Vec3) {
+    // Axes this close to perpendicular to n bound the push by more than any shape here.
+    const MIN_COSINE: f32 = 1.0e-4;
+    let mut best = (f32::MAX, Vec3::ZERO, Vec3::ZERO);
+    for f in 0..a.face_count() {
+        let (l, d) = a.face_plane(f);
+        let cos = n.dot(l);
+        if cos > MIN_COSINE {
+            let vb = b_in_a.transform_point(b.support(b_in_a.inverse_transform_vector(-l)));
+            let t = (d - l.dot(vb)) / cos;
+            if t < best.0 {
+                best = (t, vb + n * t, vb);
+            }
+        }
+    }
+    let a_in_b = b_in_a.inverse();
+    for g in 0..b.face_count() {
+        let (m, d) = b.face_plane(g);
+        let l = -b_in_a.transform_vector(m);
+        let cos = n.dot(l);
+        if cos > MIN_COSINE {
+            // A's point deepest below B's face, in A's frame.
+            let va = a.support(l);
+            let t = (d - m.dot(a_in_b.transform_point(va))) / cos;
+            if t < best.0 {
+                best = (t, va, va - n * t);
+            }
+        }
+    }
+    for_each_minkowski_edge_pair(a, b, b_in_a, |l, (pa, qa), (pb, qb), _, _| {
+        let cos = n.dot(l);
+        if cos > MIN_COSINE {
+            let t = l.dot(pa - pb) / cos;
+            if t < best.0 {
+                // After the push the two edges' lines cross: their closest points.
+                let (ca, cb) = closest_points_segment_segment(pa, qa, pb + n * t, qb + n * t);
+                best = (t, ca, cb - n * t);
+            }
+        }
+        false
+    });
     best
 }
 
@@ -332,10 +401,8 @@ pub fn face_contact(
     });
 
     scratch.points.clear();
-    let mut shallowest_kept = f32::MAX;
     for v in &scratch.polygon {
         let separation = n.dot(v.point) - d;
-        shallowest_kept = shallowest_kept.min(separation);
         if separation <= margin {
             scratch.points.push(ManifoldPoint {
                 point_a: v.point - n * separation,
@@ -345,37 +412,38 @@ pub fn face_contact(
             });
         }
     }
-    // A hull is not inside the prism of its face's side planes, so an incident vertex
-    // clipped away by them may still be inside the reference polytope, deeper than every
-    // point kept; the points left then under-report the overlap along n, and pushing by
-    // their depth leaves the shapes overlapping (by up to 8 cm in random pairs). Keep the
-    // deepest such vertex as a point. Only vertices really inside count: a cube straddling
-    // two others has its far corner beyond each support's side, over the other support,
-    // and a point there would prop it up in the air (the wall pyramid tipped out of plane).
-    if !scratch.polygon.is_empty() {
-        let inside = scratch
-            .incident
-            .iter()
-            .map(|v| (v, n.dot(v.point) - d))
-            .filter(|&(v, s)| {
-                s < shallowest_kept - CLIPPED_DEEPEST_TOLERANCE && reference.contains(v.point)
-            })
-            .min_by(|x, y| x.1.total_cmp(&y.1));
-        if let Some((v, separation)) = inside {
+    // A hull is not inside the prism of its face's side planes, so a part of the incident
+    // polytope that clipping cut away may still be inside the reference polytope, deeper
+    // than every point kept; the points left then under-report the overlap along n, and
+    // pushing by their depth leaves the shapes overlapping (by up to 8 cm in random pairs).
+    // When the deepest vertex along n is deeper than every kept point, find the exact push
+    // along n and, if it is deeper still, add a point where the shapes last touch.
+    // (Not the deepest vertex itself: a cube straddling two others has its far corner
+    // beyond each support's side, over the other support, and a point there would prop it
+    // up in the air; the exact push is the kept depth then.)
+    let deepest_kept = scratch
+        .points
+        .iter()
+        .map(|p| p.depth)
+        .fold(f32::MIN, f32::max);
+    let deepest_overlap = d - n.dot(inc_in_ref.transform_point(inc.vertex(deepest)));
+    if !scratch.points.is_empty() && deepest_overlap > deepest_kept + CLIPPED_DEEPEST_TOLERANCE {
+        let (push, point_a, point_b) = push_along(reference, inc, inc_in_ref, n);
+        if push > deepest_kept + CLIPPED_DEEPEST_TOLERANCE {
             scratch.points.push(ManifoldPoint {
-                point_a: v.point - n * separation,
-                point_b: v.point,
-                depth: -separation,
-                id: feature_id(&[id_salt, 0xDEE9, ref_face as u32, v.id]),
+                point_a,
+                point_b,
+                depth: push,
+                id: feature_id(&[id_salt, 0xDEE9, ref_face as u32, deepest as u32]),
             });
         }
     }
     reduce_into(&scratch.points, n, out);
 }
 
-/// How much deeper than every clipped point the clipped-away deepest vertex must be to be
-/// kept, m: well under the 1 mm a push may leave, and above rounding, so a face resting flat
-/// (all vertices equally deep) never gains a point beyond the reference face's edge.
+/// How much deeper than every clipped point the exact push along the normal must be to add
+/// a point for it, m: well under the 1 mm a push may leave, and above rounding, so a face
+/// resting flat (all vertices equally deep) never gains a point beyond the reference face.
 const CLIPPED_DEEPEST_TOLERANCE: f32 = 2.0e-4;
 
 /// Last resort when clipping leaves nothing and there is no edge axis: the deepest vertex of

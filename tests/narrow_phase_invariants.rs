@@ -6,6 +6,8 @@
 //! - No phantom depth: when the shapes are apart, no reported point is deeper than 1 mm.
 //! - The push separates: moving B by the deepest reported depth along the reported normal
 //!   leaves an overlap under 1 mm (checked as: 1 mm further, the shapes are apart).
+//! - No overstated gap: when a point reports a gap, moving B back along the normal by that
+//!   gap less 1 mm leaves the shapes apart (a speculative contact that does not wake late).
 
 mod common;
 
@@ -165,6 +167,19 @@ fn check(a: &Shape, pa: &Isometry, b: &Shape, pb: &Isometry) -> Result<(), Strin
             "apart by {distance} but a point is {depth} deep: {}",
             common::describe_pair(a, pa, b, pb)
         ));
+    }
+    if depth < -TOLERANCE && !matches!(b, Shape::Plane { .. }) {
+        // Apart along the normal by the reported gap −depth: B moved that far back less 1 mm
+        // must still be apart, or the gap was overstated (a contact that wakes too late).
+        let closer = Isometry::new(pb.translation + m.normal * (depth + TOLERANCE), pb.rotation);
+        if signed_distance(a, pa, b, &closer) <= 0.0 {
+            return Err(format!(
+                "gap overstated: reported {} along {}: {}",
+                -depth,
+                m.normal,
+                common::describe_pair(a, pa, b, pb)
+            ));
+        }
     }
     if depth > 0.0 && !matches!(b, Shape::Plane { .. }) {
         let pushed = Isometry::new(pb.translation + m.normal * (depth + TOLERANCE), pb.rotation);

@@ -10,10 +10,10 @@ fn main() {
     wall_pyramid_100();
 }
 
-/// 600 steps of `benches/scenes/wall_pyramid_100.ron`; prints the top cube's displacement.
+/// 600 steps of `scenes/bench/large_pyramid.ron`; prints the top cube's displacement.
 fn wall_pyramid_100() {
     let path = format!(
-        "{}/benches/scenes/wall_pyramid_100.ron",
+        "{}/scenes/bench/large_pyramid.ron",
         env!("CARGO_MANIFEST_DIR")
     );
     let mut scene = match impulse::scene::load_file(std::path::Path::new(&path)) {

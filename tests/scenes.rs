@@ -214,3 +214,100 @@ mod fuzz {
         }
     }
 }
+
+/// A jittered, limited grid (the benchmark piles): `limit` stops after that many bodies in
+/// x, z, y order; each body moves by at most `jitter` per axis, the same offsets for the same
+/// seed and other offsets for another seed.
+#[test]
+fn grid_limit_and_seeded_jitter() {
+    let load = |seed: u64| {
+        let text = format!(
+            "Scene(generators: [Grid(counts: (3, 2, 3), spacing: (2.0, 2.0, 2.0), limit: Some(11), \
+             jitter: (0.2, 0.0, 0.2), seed: {seed})])"
+        );
+        let s = scene::load_str(&text, "grid.ron").unwrap();
+        let mut positions = Vec::new();
+        for (h, m) in &s.meta {
+            let i: usize = m.name["grid[".len()..m.name.len() - 1].parse().unwrap();
+            positions.push((i, s.world.body(*h).unwrap().position()));
+        }
+        positions.sort_by_key(|p| p.0);
+        positions
+    };
+    let a = load(7);
+    assert_eq!(a.len(), 11);
+    for &(i, p) in &a {
+        // Body i sits at grid cell (i mod 3, i / 9, (i / 3) mod 3), spacing 2.
+        let cell = glam::Vec3::new((i % 3) as f32, (i / 9) as f32, ((i / 3) % 3) as f32) * 2.0;
+        let offset = p - cell;
+        assert!(
+            offset.x.abs() <= 0.2 && offset.z.abs() <= 0.2,
+            "{i}: {offset}"
+        );
+        assert_eq!(offset.y, 0.0);
+    }
+    assert_eq!(a, load(7));
+    let b = load(8);
+    assert!(a.iter().zip(&b).all(|(p, q)| p.1 != q.1));
+    let bad = scene::load_str(
+        "Scene(generators: [Grid(counts: (1, 1, 1), spacing: (1.0, 1.0, 1.0), jitter: (-1.0, 0.0, 0.0))])",
+        "bad.ron",
+    );
+    let message = bad.err().expect("a negative jitter is refused").to_string();
+    assert!(message.contains("jitter x"), "{message}");
+}
+
+/// The benchmark scenes (`scenes/bench/`) are laid out as issue 9 specifies: pyramid row r
+/// has base − r cubes at x = i − (base − r − 1)/2, y = 0.5 + r; pile body k sits within
+/// 0.2 m (x, z) of ((k mod s − (s−1)/2)·1.5, 2 + 1.5·⌊k/s²⌋, (⌊k/s⌋ mod s − (s−1)/2)·1.5),
+/// s = ⌈∛N⌉; plus the ground and, for piles, four walls.
+#[test]
+fn benchmark_scenes_match_their_layout() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/bench");
+    let position_of = |s: &scene::Scene, name: &str| {
+        let (h, _) = s.meta.iter().find(|(_, m)| m.name == name).unwrap();
+        s.world.body(*h).unwrap().position()
+    };
+    for (file, base) in [("pyramid20", 20), ("pyramid40", 40), ("large_pyramid", 100)] {
+        let s = scene::load_file(&dir.join(format!("{file}.ron"))).unwrap();
+        assert_eq!(s.world.body_count(), 1 + base * (base + 1) / 2, "{file}");
+        assert!(!s.world.settings().enable_sleeping, "{file}");
+        let mut k = 0;
+        for r in 0..base {
+            for i in 0..base - r {
+                let expected =
+                    glam::Vec3::new(i as f32 - (base - r - 1) as f32 / 2.0, 0.5 + r as f32, 0.0);
+                let p = position_of(&s, &format!("pyramid[{k}]"));
+                assert!(
+                    (p - expected).length() < 1e-5,
+                    "{file} {k}: {p} vs {expected}"
+                );
+                k += 1;
+            }
+        }
+    }
+    for (file, n, sleeping) in [
+        ("pile1000", 1000usize, false),
+        ("pile4000", 4000, false),
+        ("pile4000_sleep", 4000, true),
+        ("spheres1000", 1000, false),
+    ] {
+        let s = scene::load_file(&dir.join(format!("{file}.ron"))).unwrap();
+        assert_eq!(s.world.body_count(), n + 5, "{file}");
+        assert_eq!(s.world.settings().enable_sleeping, sleeping, "{file}");
+        let side = (1..).find(|s| s * s * s >= n).unwrap();
+        let half = (side - 1) as f32 / 2.0;
+        for k in 0..n {
+            let cell = glam::Vec3::new(
+                ((k % side) as f32 - half) * 1.5,
+                2.0 + 1.5 * (k / (side * side)) as f32,
+                (((k / side) % side) as f32 - half) * 1.5,
+            );
+            let offset = position_of(&s, &format!("grid[{k}]")) - cell;
+            assert!(
+                offset.x.abs() <= 0.2 && offset.z.abs() <= 0.2 && offset.y.abs() < 1e-5,
+                "{file} {k}: {offset}"
+            );
+        }
+    }
+}

@@ -19,9 +19,12 @@ fn count(g: &Generator) -> u64 {
     match g {
         Generator::Stack { count, .. } | Generator::Dominoes { count, .. } => *count as u64,
         Generator::Pyramid { base, .. } => (*base as u64).saturating_mul(*base as u64 + 1) / 2,
-        Generator::Grid { counts, .. } => (counts.0 as u64)
-            .saturating_mul(counts.1 as u64)
-            .saturating_mul(counts.2 as u64),
+        Generator::Grid { counts, limit, .. } => {
+            let all = (counts.0 as u64)
+                .saturating_mul(counts.1 as u64)
+                .saturating_mul(counts.2 as u64);
+            limit.map_or(all, |l| all.min(l as u64))
+        }
     }
 }
 
@@ -147,16 +150,36 @@ fn expand_one(g: &Generator, base: &str, out: &mut Vec<(String, BodyDesc)>) -> R
             kind,
             material,
             color,
+            limit: _,
+            jitter,
+            seed,
         } => {
             shape(s)?;
+            for (name, j) in [("x", jitter.0), ("y", jitter.1), ("z", jitter.2)] {
+                if !(j.is_finite() && j >= 0.0) {
+                    return Err(format!("jitter {name} must be 0 or more, got {j}"));
+                }
+            }
+            let total = count(g) as usize;
+            let mut random = SplitMix64(*seed);
             let mut i = 0;
-            for y in 0..counts.1 {
+            'grid: for y in 0..counts.1 {
                 for z in 0..counts.2 {
                     for x in 0..counts.0 {
+                        if i == total {
+                            break 'grid;
+                        }
+                        // Always three draws per body, so a body's offset depends only on
+                        // the seed and its index.
+                        let offset = (
+                            random.symmetric(jitter.0),
+                            random.symmetric(jitter.1),
+                            random.symmetric(jitter.2),
+                        );
                         let position = (
-                            origin.0 + x as f32 * spacing.0,
-                            origin.1 + y as f32 * spacing.1,
-                            origin.2 + z as f32 * spacing.2,
+                            origin.0 + x as f32 * spacing.0 + offset.0,
+                            origin.1 + y as f32 * spacing.1 + offset.1,
+                            origin.2 + z as f32 * spacing.2 + offset.2,
                         );
                         let mut body = one_body(
                             format!("{base}[{i}]"),
@@ -217,4 +240,24 @@ fn expand_one(g: &Generator, base: &str, out: &mut Vec<(String, BodyDesc)>) -> R
         }
     }
     Ok(())
+}
+
+/// SplitMix64 (Steele, Lea and Flood, 2014): a tiny generator whose output is fixed by the
+/// seed on every platform, so a jittered grid is the same scene everywhere.
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [−half, half] (24 random bits, exact in f32).
+    fn symmetric(&mut self, half: f32) -> f32 {
+        let unit = (self.next() >> 40) as f32 / (1u64 << 24) as f32;
+        (2.0 * unit - 1.0) * half
+    }
 }

@@ -394,6 +394,16 @@ pub enum Generator {
         /// Display colour.
         #[serde(default)]
         color: Option<Color>,
+        /// Stop after this many bodies (x fastest, then z, then y), for a count that is not
+        /// a product of three.
+        #[serde(default)]
+        limit: Option<u32>,
+        /// Offset each body by a uniform random amount in [−jitter, jitter] per axis, m.
+        #[serde(default)]
+        jitter: V3,
+        /// Seed of the jitter (the same seed gives the same offsets on every machine).
+        #[serde(default)]
+        seed: u64,
     },
     /// Standing dominoes along +x, or along an arc when `arc_deg` is not 0.
     Dominoes {

@@ -128,7 +128,7 @@ pub(crate) fn solve_contacts(
 /// The manifold's normal constraints as one block (see the module notes and `block.rs`).
 ///
 /// Per point i, with v_i the normal velocity and s_i the separation now:
-/// separated (s > 0):   r_i = −(v_i + s_i/h),            rigid
+/// separated (s > 0):   r_i = −(v_i + s_i/h),            A_ii = K_ii·(1 + ε)
 /// biased pass:         r_i = −(v_i + b_i) − γ_i·λ_i,     A_ii = K_ii + γ_i,
 ///                      b_i = max(bias_rate·s_i, −max push speed)
 /// relax pass:          r_i = −v_i,                       A_ii = K_ii·(1 + ε)
@@ -156,7 +156,10 @@ fn solve_normal(
             p.relative_velocity = vn;
         }
         rhs[i] = if separation > 0.0 {
-            // Speculative: allow closing the gap this sub-step, no more.
+            // Speculative: allow closing the gap this sub-step, no more. Rigid, but with the
+            // relax pass's regularisation: four speculative corners of a face leave K
+            // singular (rank 3), and the direct solve needs it positive definite.
+            matrix[i][i] *= 1.0 + RELAX_REGULARIZATION;
             -(vn + separation * ctx.inv_h)
         } else if pass == Pass::Biased {
             matrix[i][i] += p.compliance;

@@ -150,11 +150,9 @@ fn solve_active(
 ) -> bool {
     let mut idx = [0usize; N];
     let mut m = 0;
-    for i in 0..n {
-        if active[i] {
-            idx[m] = i;
-            m += 1;
-        }
+    for (i, _) in active[..n].iter().enumerate().filter(|(_, &on)| on) {
+        idx[m] = i;
+        m += 1;
     }
     if m == 0 {
         return true;

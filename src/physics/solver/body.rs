@@ -30,6 +30,18 @@ impl SolverBody {
         delta_rotation: Quat::IDENTITY,
     };
 
+    /// A unit cube (m = 1 kg, I⁻¹ = 6 kg⁻¹m⁻², as for a 1 m cube of density 1) moving at
+    /// `v`: the body of the solver's unit tests.
+    #[cfg(test)]
+    pub fn unit_cube(v: Vec3) -> SolverBody {
+        SolverBody {
+            inv_mass: 1.0,
+            inv_inertia: Mat3::IDENTITY * 6.0,
+            linear_velocity: v,
+            ..SolverBody::STATIC
+        }
+    }
+
     /// True when contacts change its velocity (finite mass).
     #[inline]
     pub fn is_dynamic(&self) -> bool {

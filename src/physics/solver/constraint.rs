@@ -221,14 +221,6 @@ pub(crate) fn invert_or_zero(m: Mat3) -> Mat3 {
 mod tests {
     use super::*;
 
-    fn unit_body(v: Vec3) -> SolverBody {
-        let mut body = SolverBody::STATIC;
-        body.inv_mass = 1.0;
-        body.inv_inertia = Mat3::IDENTITY * 6.0;
-        body.linear_velocity = v;
-        body
-    }
-
     fn input(ra: Vec3, rb: Vec3) -> PointInput {
         PointInput {
             anchor_a: ra,
@@ -245,7 +237,10 @@ mod tests {
         // r×n for r = (±½, ½, ½), n = y is (−½, 0, ±½)… K_ii = 1 + 1 + 6·½ + 6·½ = 8, and
         // for the two corners (½,·,½) and (−½,·,½): (r_i×n)·(r_j×n) = −¼ + ¼ = 0, so
         // K_ij = 2 + 0 + 0.
-        let (a, b) = (unit_body(Vec3::ZERO), unit_body(Vec3::ZERO));
+        let (a, b) = (
+            SolverBody::unit_cube(Vec3::ZERO),
+            SolverBody::unit_cube(Vec3::ZERO),
+        );
         let p0 = Vec3::new(0.5, 0.5, 0.5);
         let p1 = Vec3::new(-0.5, 0.5, 0.5);
         let below = Vec3::new(0.0, -1.0, 0.0);
@@ -275,7 +270,7 @@ mod tests {
     fn tangent_mass_inverts_the_coupled_matrix() {
         // A point off every axis couples the two tangents through the inertia: the packed
         // inverse times K must be the identity.
-        let (a, b) = (unit_body(Vec3::ZERO), SolverBody::STATIC);
+        let (a, b) = (SolverBody::unit_cube(Vec3::ZERO), SolverBody::STATIC);
         let r = Vec3::new(0.3, -0.5, 0.2);
         let t = [Vec3::X, Vec3::Z];
         let m = tangent_mass(&a, &b, r, Vec3::ZERO, t);

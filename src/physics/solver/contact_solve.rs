@@ -271,7 +271,6 @@ mod tests {
         }
     }
     use crate::physics::collider::MixedMaterial;
-    use crate::physics::math::Mat3;
 
     fn context(h: f32) -> StepContext {
         StepContext {
@@ -286,12 +285,19 @@ mod tests {
         }
     }
 
-    fn unit(v: Vec3) -> SolverBody {
-        let mut body = SolverBody::STATIC;
-        body.inv_mass = 1.0;
-        body.inv_inertia = Mat3::IDENTITY * 6.0;
-        body.linear_velocity = v;
-        body
+    /// The four bottom corners of a unit cube (B) resting on the ground (A) at y = 0, each
+    /// warm-started with `normal_impulse`.
+    fn bottom_corners(normal_impulse: f32) -> Vec<PointInput> {
+        [(0.5, 0.5), (-0.5, 0.5), (-0.5, -0.5), (0.5, -0.5)]
+            .iter()
+            .map(|&(x, z)| PointInput {
+                anchor_a: Vec3::new(x, 0.5, z),
+                anchor_b: Vec3::new(x, -0.5, z),
+                depth: 0.0,
+                normal_impulse,
+                tangent_impulse: Vec3::ZERO,
+            })
+            .collect()
     }
 
     fn shared(normal: Vec3, softness: Softness) -> ConstraintShared {
@@ -311,7 +317,11 @@ mod tests {
         // perfectly inelastic result, both at rest (momentum 0 before and after), up to the
         // relax block's regularisation ε: Δλ = Δv/(K(1 + ε)) leaves ε/(1 + ε) of each
         // body's 1 m/s.
-        let mut bodies = [SolverBody::STATIC, unit(Vec3::X), unit(-Vec3::X)];
+        let mut bodies = [
+            SolverBody::STATIC,
+            SolverBody::unit_cube(Vec3::X),
+            SolverBody::unit_cube(-Vec3::X),
+        ];
         let input = PointInput {
             anchor_a: Vec3::new(0.5, 0.0, 0.0),
             anchor_b: Vec3::new(-0.5, 0.0, 0.0),
@@ -341,18 +351,11 @@ mod tests {
         // rigid block solve stops it without turning it (ω stays 0, each corner takes a
         // quarter of m·v = 0.25 N·s, less the regularisation's share ε/(1 + ε)). A
         // point-by-point sweep would give the first corner more and spin the cube.
-        let mut bodies = [SolverBody::STATIC, unit(Vec3::new(0.0, -1.0, 0.0))];
-        let corners = [(0.5, 0.5), (-0.5, 0.5), (-0.5, -0.5), (0.5, -0.5)];
-        let inputs: Vec<PointInput> = corners
-            .iter()
-            .map(|&(x, z)| PointInput {
-                anchor_a: Vec3::new(x, 0.5, z),
-                anchor_b: Vec3::new(x, -0.5, z),
-                depth: 0.0,
-                normal_impulse: 0.0,
-                tangent_impulse: Vec3::ZERO,
-            })
-            .collect();
+        let mut bodies = [
+            SolverBody::STATIC,
+            SolverBody::unit_cube(Vec3::new(0.0, -1.0, 0.0)),
+        ];
+        let inputs = bottom_corners(0.0);
         // Ground is A (static, index 0), the cube B; normal from A to B is +y.
         let mut c = [ContactConstraint::prepare(
             (0, &bodies[0]),
@@ -395,19 +398,9 @@ mod tests {
         // rests at separation s = −γ·λ/bias_rate, the spring depth (see the module notes).
         let h = 1.0 / 240.0;
         let soft = Softness::new(60.0, 10.0, h);
-        let mut bodies = [SolverBody::STATIC, unit(Vec3::ZERO)];
-        let corners = [(0.5, 0.5), (-0.5, 0.5), (-0.5, -0.5), (0.5, -0.5)];
+        let mut bodies = [SolverBody::STATIC, SolverBody::unit_cube(Vec3::ZERO)];
         let load = 9.81 * h / 4.0;
-        let inputs: Vec<PointInput> = corners
-            .iter()
-            .map(|&(x, z)| PointInput {
-                anchor_a: Vec3::new(x, 0.5, z),
-                anchor_b: Vec3::new(x, -0.5, z),
-                depth: 0.0,
-                normal_impulse: load,
-                tangent_impulse: Vec3::ZERO,
-            })
-            .collect();
+        let inputs = bottom_corners(load);
         let mut c = ContactConstraint::prepare(
             (0, &bodies[0]),
             (1, &bodies[1]),

@@ -27,14 +27,45 @@ use crate::physics::narrow_phase::MAX_MANIFOLD_POINTS;
 
 const N: usize = MAX_MANIFOLD_POINTS;
 
+/// The factorisation of a manifold's whole block, kept while its matrix stays the same: the
+/// matrix of a pass changes only with which points are speculative, so a resting manifold
+/// factors each pass's block once per step instead of once per iteration.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct CachedFactor {
+    /// Which matrix it factors (chosen by the caller, never 0); 0: nothing cached yet.
+    pub key: u32,
+    /// `None` when that matrix is not positive definite.
+    factor: Option<Factor>,
+}
+
 /// Solves the block LCP above for the first `n` points and returns Δ (zero beyond `n`).
+/// `cache` holds the factorisation of the whole of `a` under `key` (see [`CachedFactor`]);
+/// it is refreshed when the key differs.
 pub(crate) fn solve_block(
     a: &[[f32; N]; N],
     r: &[f32; N],
     lambda: &[f32; N],
     n: usize,
+    cache: &mut CachedFactor,
+    key: u32,
 ) -> [f32; N] {
-    match principal_pivoting(a, r, lambda, n) {
+    // Nothing pushing and nothing approaching (a contact that only touches, as between the
+    // neighbours of a row): Δ = 0 meets every condition (λ + Δ = 0, w = −r ≥ 0), and it is
+    // the unique solution.
+    if (0..n).all(|i| lambda[i] == 0.0 && r[i] <= 0.0) {
+        return [0.0; N];
+    }
+    if cache.key != key {
+        let all: [usize; N] = std::array::from_fn(|i| i);
+        *cache = CachedFactor {
+            key,
+            factor: Factor::new(a, &all[..n]),
+        };
+    }
+    match cache
+        .factor
+        .and_then(|f| principal_pivoting(a, r, lambda, n, &f))
+    {
         Some(delta) if finite(&delta) => return delta,
         _ => {}
     }
@@ -48,20 +79,30 @@ pub(crate) fn solve_block(
 /// solve; toggle the first point that breaks a condition (an active one whose impulse went
 /// negative leaves, an inactive one still approaching joins); repeat. For a positive
 /// definite A it reaches the unique solution in finitely many steps; a resting face takes
-/// one solve, and a point that lifts off one or two more. `None` when a solve is singular or
-/// it has not settled within 2ⁿ steps.
+/// one solve (with `all`, the factorisation of the whole block), and a point that lifts off
+/// one or two more. `None` when a solve is singular or it has not settled within 2ⁿ steps.
 fn principal_pivoting(
     a: &[[f32; N]; N],
     r: &[f32; N],
     lambda: &[f32; N],
     n: usize,
+    all: &Factor,
 ) -> Option<[f32; N]> {
     let mut active = [false; N];
     active[..n].fill(true);
-    for _ in 0..1 << n {
+    for step in 0..1 << n {
         let mut delta: [f32; N] =
             std::array::from_fn(|i| if i < n && !active[i] { -lambda[i] } else { 0.0 });
-        if !solve_active(a, r, &active, n, &mut delta) {
+        let solved = if step == 0 {
+            // Every point active: Δ = A⁻¹·r.
+            let mut x = *r;
+            all.substitute(&mut x);
+            delta[..n].copy_from_slice(&x[..n]);
+            x[..n].iter().all(|v| v.is_finite())
+        } else {
+            solve_active(a, r, &active, n, &mut delta)
+        };
+        if !solved {
             return None;
         }
         let broken = (0..n).find(|&i| {
@@ -135,12 +176,7 @@ fn enumerate(a: &[[f32; N]; N], r: &[f32; N], lambda: &[f32; N], n: usize) -> Op
 }
 
 /// Solves A_aa·Δ_a = r_a − A_ai·Δ_i in place (inactive Δ_i fixed). False when A_aa is
-/// singular or not positive definite (a pivot at or below 10⁻¹² of its diagonal entry).
-///
-/// A is symmetric positive definite, so A_aa = L·D·Lᵀ (L unit lower triangular, D diagonal)
-/// needs no pivoting: one factorisation, then a forward and a back substitution. About a
-/// third of the work of Gaussian elimination with partial pivoting, and this is the
-/// solver's innermost call (every manifold, every pass, every sub-step).
+/// singular or not positive definite (see [`Factor::new`]).
 fn solve_active(
     a: &[[f32; N]; N],
     r: &[f32; N],
@@ -157,6 +193,9 @@ fn solve_active(
     if m == 0 {
         return true;
     }
+    let Some(factor) = Factor::new(a, &idx[..m]) else {
+        return false;
+    };
     let mut x = [0.0f32; N];
     for (row, &i) in idx[..m].iter().enumerate() {
         let mut rhs = r[i];
@@ -167,43 +206,76 @@ fn solve_active(
         }
         x[row] = rhs;
     }
-    let mut l = [[0.0f32; N]; N];
-    let mut d = [0.0f32; N];
-    for j in 0..m {
-        let diagonal = a[idx[j]][idx[j]];
-        let mut pivot = diagonal;
-        for k in 0..j {
-            pivot -= l[j][k] * l[j][k] * d[k];
-        }
-        // NaN fails the comparison.
-        if !(pivot > 1.0e-12 * diagonal.abs() && pivot.is_finite()) {
-            return false;
-        }
-        d[j] = pivot;
-        for i in j + 1..m {
-            let mut v = a[idx[i]][idx[j]];
-            for k in 0..j {
-                v -= l[i][k] * l[j][k] * d[k];
-            }
-            l[i][j] = v / pivot;
-        }
-    }
-    // L·y = rhs, then Lᵀ·Δ = D⁻¹·y.
-    for i in 1..m {
-        for k in 0..i {
-            x[i] -= l[i][k] * x[k];
-        }
-    }
-    for i in (0..m).rev() {
-        x[i] /= d[i];
-        for k in i + 1..m {
-            x[i] -= l[k][i] * x[k];
-        }
-    }
+    factor.substitute(&mut x);
     for (row, &i) in idx[..m].iter().enumerate() {
         delta[i] = x[row];
     }
     x[..m].iter().all(|v| v.is_finite())
+}
+
+/// A_ss = L·D·Lᵀ for the points s (A symmetric positive definite: no pivoting needed). One
+/// factorisation, then a forward and a back substitution per right-hand side: about a third
+/// of the work of Gaussian elimination with partial pivoting, and this is the solver's
+/// innermost call (every manifold, every pass, every sub-step).
+#[derive(Clone, Copy, Debug)]
+struct Factor {
+    /// L below the diagonal, packed row by row: L₁₀, L₂₀, L₂₁, L₃₀, L₃₁, L₃₂.
+    l: [f32; 6],
+    d: [f32; N],
+    m: usize,
+}
+
+/// Index of L_ij (i > j) in `Factor::l`.
+#[inline]
+const fn lower(i: usize, j: usize) -> usize {
+    i * (i - 1) / 2 + j
+}
+
+impl Factor {
+    /// `None` when A_ss is singular or not positive definite (a pivot at or below 10⁻¹² of
+    /// its diagonal entry, or not finite).
+    fn new(a: &[[f32; N]; N], idx: &[usize]) -> Option<Factor> {
+        let m = idx.len();
+        let mut l = [0.0f32; 6];
+        let mut d = [0.0f32; N];
+        for j in 0..m {
+            let diagonal = a[idx[j]][idx[j]];
+            let mut pivot = diagonal;
+            for k in 0..j {
+                pivot -= l[lower(j, k)] * l[lower(j, k)] * d[k];
+            }
+            // NaN fails the comparison.
+            if !(pivot > 1.0e-12 * diagonal.abs() && pivot.is_finite()) {
+                return None;
+            }
+            d[j] = pivot;
+            for i in j + 1..m {
+                let mut v = a[idx[i]][idx[j]];
+                for k in 0..j {
+                    v -= l[lower(i, k)] * l[lower(j, k)] * d[k];
+                }
+                l[lower(i, j)] = v / pivot;
+            }
+        }
+        Some(Factor { l, d, m })
+    }
+
+    /// x ← A_ss⁻¹·x: L·y = x, then Lᵀ·x = D⁻¹·y.
+    #[inline]
+    fn substitute(&self, x: &mut [f32; N]) {
+        let m = self.m;
+        for i in 1..m {
+            for k in 0..i {
+                x[i] -= self.l[lower(i, k)] * x[k];
+            }
+        }
+        for i in (0..m).rev() {
+            x[i] /= self.d[i];
+            for k in i + 1..m {
+                x[i] -= self.l[lower(k, i)] * x[k];
+            }
+        }
+    }
 }
 
 /// True when no point with a zero impulse is left approaching (w_i ≥ −tolerance).
@@ -242,7 +314,7 @@ mod tests {
         a[0] = [2.0, 1.0, 0.0, 0.0];
         a[1] = [1.0, 2.0, 0.0, 0.0];
         let r = [3.0, 3.0, 0.0, 0.0];
-        let d = solve_block(&a, &r, &[0.0; N], 2);
+        let d = solve_block(&a, &r, &[0.0; N], 2, &mut CachedFactor::default(), 1);
         assert!(
             (d[0] - 1.0).abs() < 1e-6 && (d[1] - 1.0).abs() < 1e-6,
             "{d:?}"
@@ -257,7 +329,7 @@ mod tests {
         a[0] = [2.0, 1.0, 0.0, 0.0];
         a[1] = [1.0, 2.0, 0.0, 0.0];
         let r = [3.0, -3.0, 0.0, 0.0];
-        let d = solve_block(&a, &r, &[0.0; N], 2);
+        let d = solve_block(&a, &r, &[0.0; N], 2, &mut CachedFactor::default(), 1);
         assert!((d[0] - 1.5).abs() < 1e-6 && d[1].abs() < 1e-7, "{d:?}");
         assert_lcp(&a, &r, &[0.0; N], &d, 2);
     }
@@ -284,11 +356,12 @@ mod tests {
             }
             let r: [f32; N] = std::array::from_fn(|_| next());
             let lambda: [f32; N] = std::array::from_fn(|_| next().abs());
-            let d = solve_block(&a, &r, &lambda, N);
+            let d = solve_block(&a, &r, &lambda, N, &mut CachedFactor::default(), 1);
             assert_lcp(&a, &r, &lambda, &d, N);
             // Pivoting reaches the LCP's unique solution by itself (no fallback), the same
             // one the brute-force enumeration of all 16 subsets finds.
-            let pivoted = principal_pivoting(&a, &r, &lambda, N).expect("pivoting settles");
+            let all = Factor::new(&a, &[0, 1, 2, 3]).expect("positive definite");
+            let pivoted = principal_pivoting(&a, &r, &lambda, N, &all).expect("pivoting settles");
             let reference = enumerate(&a, &r, &lambda, N).expect("a subset solves");
             for i in 0..N {
                 let scale = 1.0 + reference[i].abs();
@@ -316,7 +389,8 @@ mod tests {
             a[i][i] *= 1.0 + crate::physics::constants::RELAX_REGULARIZATION;
         }
         let r = [1.0; N];
-        let d = principal_pivoting(&a, &r, &[0.0; N], N).expect("positive definite");
+        let all = Factor::new(&a, &[0, 1, 2, 3]).expect("positive definite");
+        let d = principal_pivoting(&a, &r, &[0.0; N], N, &all).expect("settles");
         for v in d {
             assert!((v - 0.25).abs() < 1e-3, "{d:?}");
         }

@@ -1,6 +1,7 @@
 //! Contact manifolds turned into solver constraints: lever arms, the normal block's mass
 //! matrix, friction masses and warm-start impulses, built once per step.
 
+use super::block::CachedFactor;
 use super::body::SolverBody;
 use super::Softness;
 use crate::physics::collider::MixedMaterial;
@@ -8,6 +9,12 @@ use crate::physics::math::{orthonormal_basis, Mat3, Vec3};
 use crate::physics::narrow_phase::MAX_MANIFOLD_POINTS;
 
 /// One point of a contact constraint.
+///
+/// The angular rows of the point's three directions (normal, then the two tangents) are
+/// computed once per step at the anchors: r×d for each body, and I⁻¹(r×d), the turn a unit
+/// impulse along d gives it. The iterations then need dot products and scaled additions
+/// only; the arms' shift between dynamic bodies (see `current_arms`) is a per-manifold
+/// correction added on top.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct ConstraintPoint {
     /// From A's centre of mass to where the impulses act, world axes, at the step start.
@@ -16,6 +23,14 @@ pub(crate) struct ConstraintPoint {
     pub anchor_b: Vec3,
     /// Separation at the step start (−depth), m.
     pub separation: f32,
+    /// r_a×d for d = normal, tangent 0, tangent 1, at the anchor.
+    pub rows_a: [Vec3; 3],
+    /// r_b×d likewise.
+    pub rows_b: [Vec3; 3],
+    /// I_a⁻¹(r_a×d): A's turn per unit impulse along d.
+    pub turns_a: [Vec3; 3],
+    /// I_b⁻¹(r_b×d).
+    pub turns_b: [Vec3; 3],
     /// 1/K_ii: the effective mass of this point alone, kg.
     pub normal_mass: f32,
     /// The soft compliance (CFM) of this point in the biased pass, γ = K_ii/a₂, 1/kg.
@@ -39,6 +54,9 @@ pub(crate) struct ContactConstraint {
     /// Solver body indices (0 = static stand-in).
     pub body_a: u32,
     pub body_b: u32,
+    /// The bodies' inverse masses (zero: contacts never move it, and it is never written).
+    pub inv_mass_a: f32,
+    pub inv_mass_b: f32,
     /// Id of the contact it came from (to store impulses back).
     pub contact: u32,
     pub normal: Vec3,
@@ -57,6 +75,9 @@ pub(crate) struct ContactConstraint {
     pub shared_point: bool,
     /// K = J·M⁻¹·Jᵀ of the normal constraints, count × count (symmetric), 1/kg.
     pub normal_k: [[f32; MAX_MANIFOLD_POINTS]; MAX_MANIFOLD_POINTS],
+    /// The normal block's factorisation in the biased and in the relax pass (see
+    /// `solve_normal`).
+    pub factors: [CachedFactor; 2],
     pub points: [ConstraintPoint; MAX_MANIFOLD_POINTS],
     pub count: usize,
 }
@@ -88,13 +109,6 @@ pub(crate) struct PointInput {
     pub tangent_impulse: Vec3,
 }
 
-/// The angular part of a unit impulse along `dir` at arm `r`, and its effect on the body.
-#[inline]
-fn angular(body: &SolverBody, r: Vec3, dir: Vec3) -> (Vec3, Vec3) {
-    let rn = r.cross(dir);
-    (rn, body.inv_inertia * rn)
-}
-
 impl ContactConstraint {
     /// Builds the constraint: effective masses, the normal block and warm-start impulses.
     pub fn prepare(
@@ -111,15 +125,15 @@ impl ContactConstraint {
             [t1, t2]
         };
         let linear = a.inv_mass + b.inv_mass;
-        // Per point: the angular rows (r×n) and I⁻¹(r×n) of both bodies, for K_ij.
-        let mut rows = [(Vec3::ZERO, Vec3::ZERO, Vec3::ZERO, Vec3::ZERO); MAX_MANIFOLD_POINTS];
+        let directions = [normal, tangents[0], tangents[1]];
         let mut points = [ConstraintPoint::default(); MAX_MANIFOLD_POINTS];
-        for ((cp, input), row) in points.iter_mut().zip(inputs).zip(rows.iter_mut()) {
+        for (cp, input) in points.iter_mut().zip(inputs) {
             let (ra, rb) = (input.anchor_a, input.anchor_b);
-            let (ua, wa) = angular(a, ra, normal);
-            let (ub, wb) = angular(b, rb, normal);
-            *row = (ua, wa, ub, wb);
-            let k = linear + ua.dot(wa) + ub.dot(wb);
+            let rows_a = directions.map(|d| ra.cross(d));
+            let rows_b = directions.map(|d| rb.cross(d));
+            let turns_a = rows_a.map(|r| a.inv_inertia * r);
+            let turns_b = rows_b.map(|r| b.inv_inertia * r);
+            let k = linear + rows_a[0].dot(turns_a[0]) + rows_b[0].dot(turns_b[0]);
             let normal_mass = if k > 0.0 { 1.0 / k } else { 0.0 };
             let dv = b.linear_velocity + b.angular_velocity.cross(rb)
                 - a.linear_velocity
@@ -128,9 +142,16 @@ impl ContactConstraint {
                 anchor_a: ra,
                 anchor_b: rb,
                 separation: -input.depth,
+                rows_a,
+                rows_b,
+                turns_a,
+                turns_b,
                 normal_mass,
                 compliance: k * shared.softness.compliance_scale,
-                tangent_mass: tangent_mass(a, b, ra, rb, tangents),
+                tangent_mass: tangent_mass(
+                    linear,
+                    tangent_rows(&rows_a, &turns_a, &rows_b, &turns_b),
+                ),
                 normal_impulse: scale * input.normal_impulse,
                 // Re-project last step's world friction impulse on this step's basis.
                 tangent_impulse: [
@@ -144,9 +165,8 @@ impl ContactConstraint {
         let mut normal_k = [[0.0; MAX_MANIFOLD_POINTS]; MAX_MANIFOLD_POINTS];
         for i in 0..count {
             for j in i..count {
-                let (ua_i, _, ub_i, _) = rows[i];
-                let (_, wa_j, _, wb_j) = rows[j];
-                let k = linear + ua_i.dot(wa_j) + ub_i.dot(wb_j);
+                let (pi, pj) = (&points[i], &points[j]);
+                let k = linear + pi.rows_a[0].dot(pj.turns_a[0]) + pi.rows_b[0].dot(pj.turns_b[0]);
                 normal_k[i][j] = k;
                 normal_k[j][i] = k;
             }
@@ -160,6 +180,8 @@ impl ContactConstraint {
         ContactConstraint {
             body_a: index_a,
             body_b: index_b,
+            inv_mass_a: a.inv_mass,
+            inv_mass_b: b.inv_mass,
             contact: shared.contact,
             normal,
             tangents,
@@ -171,6 +193,7 @@ impl ContactConstraint {
             bias_rate: shared.softness.bias_rate,
             shared_point: a.is_dynamic() && b.is_dynamic(),
             normal_k,
+            factors: Default::default(),
             points,
             count,
         }
@@ -182,14 +205,24 @@ impl ContactConstraint {
     }
 }
 
+/// The tangent rows of one point: (r_a×t, I_a⁻¹(r_a×t), r_b×t, I_b⁻¹(r_b×t)) for both
+/// tangents.
+type TangentRows = [(Vec3, Vec3, Vec3, Vec3); 2];
+
+fn tangent_rows(
+    rows_a: &[Vec3; 3],
+    turns_a: &[Vec3; 3],
+    rows_b: &[Vec3; 3],
+    turns_b: &[Vec3; 3],
+) -> TangentRows {
+    [1, 2].map(|k| (rows_a[k], turns_a[k], rows_b[k], turns_b[k]))
+}
+
 /// Inverse of the 2×2 matrix K_t = [t_i·(1/m_a + 1/m_b)t_j + (r_a×t_i)·I_a⁻¹(r_a×t_j) + …]
 /// of the two friction directions at one point, packed [m00, m01, m11]; zero when singular.
-fn tangent_mass(a: &SolverBody, b: &SolverBody, ra: Vec3, rb: Vec3, t: [Vec3; 2]) -> [f32; 3] {
-    let linear = a.inv_mass + b.inv_mass;
-    let (ua0, wa0) = angular(a, ra, t[0]);
-    let (ua1, wa1) = angular(a, ra, t[1]);
-    let (ub0, wb0) = angular(b, rb, t[0]);
-    let (ub1, wb1) = angular(b, rb, t[1]);
+/// `linear` is 1/m_a + 1/m_b.
+fn tangent_mass(linear: f32, t: TangentRows) -> [f32; 3] {
+    let [(ua0, wa0, ub0, wb0), (ua1, wa1, ub1, wb1)] = t;
     // The tangents are orthonormal: the linear part is diagonal.
     let k00 = linear + ua0.dot(wa0) + ub0.dot(wb0);
     let k11 = linear + ua1.dot(wa1) + ub1.dot(wb1);
@@ -273,10 +306,13 @@ mod tests {
         let (a, b) = (SolverBody::unit_cube(Vec3::ZERO), SolverBody::STATIC);
         let r = Vec3::new(0.3, -0.5, 0.2);
         let t = [Vec3::X, Vec3::Z];
-        let m = tangent_mass(&a, &b, r, Vec3::ZERO, t);
+        let rows = t.map(|d| {
+            let u = r.cross(d);
+            (u, a.inv_inertia * u, Vec3::ZERO, b.inv_inertia * Vec3::ZERO)
+        });
+        let m = tangent_mass(a.inv_mass + b.inv_mass, rows);
         let k = |i: usize, j: usize| {
-            let (ui, _) = angular(&a, r, t[i]);
-            let (_, wj) = angular(&a, r, t[j]);
+            let (ui, wj) = (r.cross(t[i]), a.inv_inertia * r.cross(t[j]));
             (if i == j { 1.0 } else { 0.0 }) + ui.dot(wj)
         };
         let (k00, k01, k11) = (k(0, 0), k(0, 1), k(1, 1));

@@ -1,13 +1,55 @@
 //! `cargo bench`: time steps of the shipped scenes (release build). A plain harness: prints
 //! milliseconds per step; `impulse bench` gives the full statistics for one scene. Then the
 //! stability benchmark: the base-100 wall pyramid awake for 10 s (too slow for a unit test),
-//! reporting how far its top cube moved (goal: under 0.5 m, see `docs/performance.md`).
+//! reporting how far its top cube moved (goal: under 0.5 m, see `docs/performance.md`). Last,
+//! the cost of a step once every body sleeps (`scenes/bench/pile4000_sleep.ron` after it
+//! settles; goal: under 0.05 ms).
 
 use std::time::Instant;
 
 fn main() {
     shipped_scenes();
     wall_pyramid_100();
+    sleeping_pile();
+}
+
+/// `scenes/bench/pile4000_sleep.ron` stepped until every body sleeps (at most a minute of
+/// simulated time), then 1000 steps timed.
+fn sleeping_pile() {
+    let path = format!(
+        "{}/scenes/bench/pile4000_sleep.ron",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let mut scene = match impulse::scene::load_file(std::path::Path::new(&path)) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("{e}");
+            return;
+        }
+    };
+    let mut settled_at = None;
+    for step in 0..3600 {
+        scene.world.step(scene.timestep);
+        if scene.world.counters().awake_bodies == 0 {
+            settled_at = Some(step + 1);
+            break;
+        }
+    }
+    let Some(settled_at) = settled_at else {
+        println!("pile4000_sleep: still awake after 3600 steps");
+        return;
+    };
+    let steps = 1000;
+    let start = Instant::now();
+    for _ in 0..steps {
+        scene.world.step(scene.timestep);
+    }
+    let ms = start.elapsed().as_secs_f64() * 1000.0 / steps as f64;
+    println!(
+        "pile4000_sleep: {} bodies all asleep after {settled_at} steps, then {ms:.4} ms/step \
+         (goal < 0.05 ms)",
+        scene.world.body_count()
+    );
 }
 
 /// 600 steps of `scenes/bench/large_pyramid.ron`; prints the top cube's displacement.

@@ -243,3 +243,63 @@ fn impulse_wakes_a_sleeping_island() {
     // The whole island wakes, not just the pushed body.
     assert!(world.body(high).unwrap().is_awake());
 }
+
+/// A world whose bodies all sleep steps without touching anything: positions stay
+/// bit-identical, the manifolds and points are still reported, nothing is solved; and a
+/// body dropped on the sleeping stack still lands on it and wakes it.
+#[test]
+fn an_all_asleep_world_idles_and_still_wakes() {
+    let mut world = World::default();
+    ground(&mut world, 0.6, 0.0);
+    let stack: Vec<_> = (0..3)
+        .map(|i| {
+            dynamic(
+                &mut world,
+                Shape::cuboid(Vec3::splat(0.5)),
+                Vec3::new(0.0, 0.5 + i as f32, 0.0),
+                Quat::IDENTITY,
+                0.6,
+            )
+        })
+        .collect();
+    run(&mut world, 240);
+    assert!(stack.iter().all(|&h| !world.body(h).unwrap().is_awake()));
+    let before: Vec<_> = stack
+        .iter()
+        .map(|&h| world.body(h).unwrap().position())
+        .collect();
+    let (manifolds, points) = (world.counters().manifolds, world.counters().contact_points);
+    // Ground–cube and two cube–cube faces, four corners each.
+    assert_eq!((manifolds, points), (3, 12));
+    let (steps, time) = (world.step_count(), world.time());
+    run(&mut world, 60);
+    let after: Vec<_> = stack
+        .iter()
+        .map(|&h| world.body(h).unwrap().position())
+        .collect();
+    assert_eq!(before, after);
+    let c = world.counters();
+    assert_eq!((c.manifolds, c.contact_points), (manifolds, points));
+    assert_eq!((c.awake_bodies, c.constraints, c.bodies), (0, 0, 4));
+    assert_eq!(world.step_count(), steps + 60);
+    assert!((world.time() - time - 60.0 * DT as f64).abs() < 1e-9);
+
+    // A cube dropped from 2 m above the stack (top face at y = 3) lands on it: 1 s later it
+    // rests with its centre at 3.5 (less the contacts' millimetre spring depth), and the
+    // stack it hit woke up.
+    let dropped = dynamic(
+        &mut world,
+        Shape::cuboid(Vec3::splat(0.5)),
+        Vec3::new(0.0, 5.5, 0.0),
+        Quat::IDENTITY,
+        0.6,
+    );
+    let mut woke = false;
+    for _ in 0..60 {
+        world.step(DT);
+        woke |= world.body(stack[2]).unwrap().is_awake();
+    }
+    assert!(woke, "the impact must wake the stack");
+    let y = world.body(dropped).unwrap().position().y;
+    assert!((y - 3.5).abs() < 0.01, "dropped cube at y = {y}");
+}

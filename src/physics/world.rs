@@ -4,7 +4,7 @@
 //! the narrow phase in `world_contacts.rs`; the solve in `world_solve.rs`; sleeping in
 //! `island.rs`; queries in `query.rs`. This file holds the world, its settings and the step.
 
-use super::body::Body;
+use super::body::{Body, BodyType};
 use super::broad_phase::brute_force::BruteForce;
 use super::broad_phase::dynamic_tree::DynamicTree;
 use super::broad_phase::{BroadPhase, BroadPhaseNode};
@@ -319,6 +319,17 @@ impl World {
         self.update_pairs();
         self.profile.broad_phase_ms = timer.lap();
 
+        let (awake, frozen) = self.scan_bodies();
+        if !awake {
+            // Every body that can move is asleep (or there is none): nothing can collide,
+            // move or wake, so the step is the broad phase's bookkeeping only. Contacts are
+            // destroyed eagerly when a body or collider goes, and a new pair of sleeping or
+            // static bodies is not collided until one of them wakes, so nothing is skipped
+            // that a full step would have done.
+            self.idle_step(dt, frozen, start);
+            return;
+        }
+
         self.update_contacts(dt);
         self.profile.narrow_phase_ms = timer.lap();
 
@@ -335,6 +346,40 @@ impl World {
         self.step_count += 1;
         self.time += dt as f64;
         self.count();
+        self.profile.total_ms = start.elapsed_ms();
+    }
+
+    /// One pass over the bodies: is any non-static body awake, and how many are frozen.
+    fn scan_bodies(&self) -> (bool, usize) {
+        let mut awake = false;
+        let mut frozen = 0;
+        for (_, body) in self.bodies.iter() {
+            awake |= body.awake && body.body_type != BodyType::Static;
+            frozen += body.frozen as usize;
+        }
+        (awake, frozen)
+    }
+
+    /// The end of a step in which every body sleeps: the solver's arrays are emptied (no
+    /// body was gathered) and the counters that can change are updated; manifolds and
+    /// points stay as they were.
+    fn idle_step(&mut self, dt: f32, frozen: usize, start: PhaseTimer) {
+        let scratch = &mut self.scratch;
+        scratch.solver_bodies.clear();
+        scratch.solver_forces.clear();
+        scratch.solver_to_body.clear();
+        scratch.constraints.clear();
+        self.stepping = false;
+        self.step_count += 1;
+        self.time += dt as f64;
+        self.counters.bodies = self.bodies.len();
+        self.counters.awake_bodies = 0;
+        self.counters.colliders = self.colliders.len();
+        self.counters.pairs = self.contacts.len();
+        self.counters.islands = 0;
+        self.counters.constraints = 0;
+        self.counters.newly_frozen = 0;
+        self.counters.frozen_bodies = frozen;
         self.profile.total_ms = start.elapsed_ms();
     }
 

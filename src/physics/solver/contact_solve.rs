@@ -160,7 +160,11 @@ impl Tracking {
 
     #[inline]
     fn separation(&self, p: &ConstraintPoint) -> f32 {
-        let moved = self.moved + self.rotation_b * p.anchor_b - self.rotation_a * p.anchor_a;
+        // A body that has not turned (static, or any body in the first sub-step) keeps its
+        // arm: rotating by the identity would return it bit for bit, at some 30 flops.
+        let turned = |q: Quat, r: Vec3| if q == Quat::IDENTITY { r } else { q * r };
+        let moved =
+            self.moved + turned(self.rotation_b, p.anchor_b) - turned(self.rotation_a, p.anchor_a);
         p.separation + self.normal.dot(moved - (p.anchor_b - p.anchor_a))
     }
 }

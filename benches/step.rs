@@ -7,6 +7,14 @@
 
 use std::time::Instant;
 
+/// Loads `scenes/NAME.ron`, printing the error when it does not load.
+fn load(name: &str) -> Option<impulse::scene::Scene> {
+    let path = format!("{}/scenes/{name}.ron", env!("CARGO_MANIFEST_DIR"));
+    impulse::scene::load_file(std::path::Path::new(&path))
+        .map_err(|e| eprintln!("{e}"))
+        .ok()
+}
+
 fn main() {
     shipped_scenes();
     wall_pyramid_100();
@@ -16,16 +24,8 @@ fn main() {
 /// `scenes/bench/pile4000_sleep.ron` stepped until every body sleeps (at most a minute of
 /// simulated time), then 1000 steps timed.
 fn sleeping_pile() {
-    let path = format!(
-        "{}/scenes/bench/pile4000_sleep.ron",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let mut scene = match impulse::scene::load_file(std::path::Path::new(&path)) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("{e}");
-            return;
-        }
+    let Some(mut scene) = load("bench/pile4000_sleep") else {
+        return;
     };
     let mut settled_at = None;
     for step in 0..3600 {
@@ -54,16 +54,8 @@ fn sleeping_pile() {
 
 /// 600 steps of `scenes/bench/large_pyramid.ron`; prints the top cube's displacement.
 fn wall_pyramid_100() {
-    let path = format!(
-        "{}/scenes/bench/large_pyramid.ron",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let mut scene = match impulse::scene::load_file(std::path::Path::new(&path)) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("{e}");
-            return;
-        }
+    let Some(mut scene) = load("bench/large_pyramid") else {
+        return;
     };
     // The generator lays the pyramid out row by row, so the last body is the top cube.
     let Some(top) = scene.world.bodies().map(|(h, _)| h).last() else {
@@ -91,13 +83,8 @@ fn wall_pyramid_100() {
 /// Time per step of the shipped scenes.
 fn shipped_scenes() {
     for name in ["pyramid", "stack", "pile"] {
-        let path = format!("{}/scenes/{name}.ron", env!("CARGO_MANIFEST_DIR"));
-        let mut scene = match impulse::scene::load_file(std::path::Path::new(&path)) {
-            Ok(s) => s,
-            Err(e) => {
-                eprintln!("{e}");
-                continue;
-            }
+        let Some(mut scene) = load(name) else {
+            continue;
         };
         for _ in 0..60 {
             scene.world.step(scene.timestep);

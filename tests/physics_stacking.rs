@@ -11,17 +11,7 @@ fn stack_of_ten_stands_and_sleeps() {
     // contact slop (mm), never topple (< 5 cm), and the resting island falls asleep.
     let mut world = World::default();
     ground(&mut world, 0.6, 0.0);
-    let cubes: Vec<_> = (0..10)
-        .map(|i| {
-            dynamic(
-                &mut world,
-                Shape::cuboid(Vec3::splat(0.5)),
-                Vec3::new(0.0, 0.5 + i as f32, 0.0),
-                Quat::IDENTITY,
-                0.6,
-            )
-        })
-        .collect();
+    let cubes = unit_cube_stack(&mut world, 10);
     let top = *cubes.last().unwrap();
     let start = world.body(top).unwrap().position();
     run(&mut world, 600);

@@ -251,17 +251,7 @@ fn impulse_wakes_a_sleeping_island() {
 fn an_all_asleep_world_idles_and_still_wakes() {
     let mut world = World::default();
     ground(&mut world, 0.6, 0.0);
-    let stack: Vec<_> = (0..3)
-        .map(|i| {
-            dynamic(
-                &mut world,
-                Shape::cuboid(Vec3::splat(0.5)),
-                Vec3::new(0.0, 0.5 + i as f32, 0.0),
-                Quat::IDENTITY,
-                0.6,
-            )
-        })
-        .collect();
+    let stack = unit_cube_stack(&mut world, 3);
     run(&mut world, 240);
     assert!(stack.iter().all(|&h| !world.body(h).unwrap().is_awake()));
     let before: Vec<_> = stack

@@ -45,6 +45,21 @@ pub fn dynamic(
     body
 }
 
+/// `n` unit cubes (friction 0.6) resting exactly on each other on y = 0, bottom first.
+pub fn unit_cube_stack(world: &mut World, n: usize) -> Vec<BodyHandle> {
+    (0..n)
+        .map(|i| {
+            dynamic(
+                world,
+                Shape::cuboid(Vec3::splat(0.5)),
+                Vec3::new(0.0, 0.5 + i as f32, 0.0),
+                Quat::IDENTITY,
+                0.6,
+            )
+        })
+        .collect()
+}
+
 /// Steps `world` `n` times.
 pub fn run(world: &mut World, n: usize) {
     for _ in 0..n {

@@ -15,6 +15,15 @@ fn load(name: &str) -> Option<impulse::scene::Scene> {
         .ok()
 }
 
+/// Steps `scene` `steps` times; the mean wall-clock milliseconds per step.
+fn ms_per_step(scene: &mut impulse::scene::Scene, steps: u32) -> f64 {
+    let start = Instant::now();
+    for _ in 0..steps {
+        scene.world.step(scene.timestep);
+    }
+    start.elapsed().as_secs_f64() * 1000.0 / steps as f64
+}
+
 fn main() {
     shipped_scenes();
     wall_pyramid_100();
@@ -39,12 +48,7 @@ fn sleeping_pile() {
         println!("pile4000_sleep: still awake after 3600 steps");
         return;
     };
-    let steps = 1000;
-    let start = Instant::now();
-    for _ in 0..steps {
-        scene.world.step(scene.timestep);
-    }
-    let ms = start.elapsed().as_secs_f64() * 1000.0 / steps as f64;
+    let ms = ms_per_step(&mut scene, 1000);
     println!(
         "pile4000_sleep: {} bodies all asleep after {settled_at} steps, then {ms:.4} ms/step \
          (goal < 0.05 ms)",
@@ -62,12 +66,7 @@ fn wall_pyramid_100() {
         return;
     };
     let start_position = scene.world.body(top).unwrap().position();
-    let start = Instant::now();
-    let steps = 600;
-    for _ in 0..steps {
-        scene.world.step(scene.timestep);
-    }
-    let ms = start.elapsed().as_secs_f64() * 1000.0 / steps as f64;
+    let ms = ms_per_step(&mut scene, 600);
     let moved = scene.world.body(top).unwrap().position() - start_position;
     println!(
         "wall pyramid 100: {} bodies, {ms:.3} ms/step, top cube moved {:.3} m in 10 s \
@@ -89,12 +88,7 @@ fn shipped_scenes() {
         for _ in 0..60 {
             scene.world.step(scene.timestep);
         }
-        let steps = 300;
-        let start = Instant::now();
-        for _ in 0..steps {
-            scene.world.step(scene.timestep);
-        }
-        let ms = start.elapsed().as_secs_f64() * 1000.0 / steps as f64;
+        let ms = ms_per_step(&mut scene, 300);
         println!(
             "{name:>10}: {:>5} bodies, {ms:.3} ms/step",
             scene.world.body_count()

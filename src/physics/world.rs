@@ -372,14 +372,8 @@ impl World {
         self.stepping = false;
         self.step_count += 1;
         self.time += dt as f64;
-        self.counters.bodies = self.bodies.len();
-        self.counters.awake_bodies = 0;
-        self.counters.colliders = self.colliders.len();
-        self.counters.pairs = self.contacts.len();
         self.counters.islands = 0;
-        self.counters.constraints = 0;
-        self.counters.newly_frozen = 0;
-        self.counters.frozen_bodies = frozen;
+        self.count_sizes(frozen);
         self.profile.total_ms = start.elapsed_ms();
     }
 
@@ -394,15 +388,22 @@ impl World {
                 points += c.count;
             }
         }
+        self.counters.manifolds = manifolds;
+        self.counters.contact_points = points;
+        let frozen = self.bodies.iter().filter(|(_, b)| b.frozen).count();
+        self.count_sizes(frozen);
+    }
+
+    /// The counters that need no walk over the contacts: sizes, what the solver gathered,
+    /// and the `frozen` bodies.
+    fn count_sizes(&mut self, frozen: usize) {
         self.counters.bodies = self.bodies.len();
         self.counters.awake_bodies = self.scratch.solver_bodies.len().saturating_sub(1);
         self.counters.colliders = self.colliders.len();
         self.counters.pairs = self.contacts.len();
-        self.counters.manifolds = manifolds;
-        self.counters.contact_points = points;
         self.counters.constraints = self.scratch.constraints.len();
         self.counters.newly_frozen = self.frozen_events.len();
-        self.counters.frozen_bodies = self.bodies.iter().filter(|(_, b)| b.frozen).count();
+        self.counters.frozen_bodies = frozen;
     }
 
     /// Every live contact (touching or only overlapping in the broad phase).

@@ -27,6 +27,7 @@ pub(crate) enum Pass {
 
 /// Direction indices into a point's rows: the normal, then the two tangents.
 const NORMAL: usize = 0;
+const TANGENTS: [usize; 2] = [1, 2];
 
 /// A body's velocities while one constraint is solved.
 #[derive(Clone, Copy, Debug)]
@@ -320,7 +321,7 @@ fn solve_friction(c: &mut ContactConstraint, shift: &Shift, a: &mut Velocity, b:
     let friction = c.friction;
     let (inv_mass_a, inv_mass_b) = (c.inv_mass_a, c.inv_mass_b);
     for p in &mut c.points[..c.count] {
-        let rows = [Rows::of(p, shift, 1), Rows::of(p, shift, 2)];
+        let rows = TANGENTS.map(|k| Rows::of(p, shift, k));
         let v0 = rows[0].velocity(tangents[0], a, b);
         let v1 = rows[1].velocity(tangents[1], a, b);
         let m = p.tangent_mass;

@@ -16,7 +16,10 @@ use super::island::SleepIslands;
 use super::math::Vec3;
 use super::narrow_phase::Scratch;
 use super::profile::{PhaseTimer, StepCounters, StepProfile};
-use super::solver::{ContactConstraint, PointInput, SolverBody, SolverForces, StepContext};
+use super::solver::{
+    ConstraintGraph, ConstraintLanes, ContactConstraint, PointInput, SolverBody, SolverForces,
+    StepContext,
+};
 use super::world_solve::SolveGroup;
 
 /// Handle of a body: stale (finds nothing) once the body is removed.
@@ -137,8 +140,19 @@ pub(crate) struct StepScratch {
     pub constraints: Vec<ContactConstraint>,
     /// Group of each constraint (parallel to `constraints`).
     pub constraint_group: Vec<u32>,
-    /// Second buffer for sorting constraints by group.
-    pub sorted_constraints: Vec<ContactConstraint>,
+    /// Colour of each constraint (see `solver::ConstraintGraph`).
+    pub constraint_colour: Vec<u8>,
+    pub graph: ConstraintGraph,
+    /// Height of each constraint along −gravity (the colouring's order).
+    pub constraint_height: Vec<f32>,
+    /// Constraint indices: the colouring's order, then colour by colour (see
+    /// `colour_ranges`).
+    pub constraint_order: Vec<u32>,
+    /// Ranges of `constraint_order` holding each colour of every group (see
+    /// `SolveGroup::colours`).
+    pub colour_ranges: Vec<std::ops::Range<usize>>,
+    /// The constraints four per lane group, colour by colour (see `solver::ConstraintLanes`).
+    pub lanes: Vec<ConstraintLanes>,
     pub points: Vec<PointInput>,
     /// Awake kinematic bodies (solver indices 1 ..= this).
     pub kinematic_count: usize,

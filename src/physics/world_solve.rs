@@ -24,8 +24,8 @@ use super::constants::*;
 use super::math::{Isometry, Quat, Vec3};
 use super::profile::PhaseTimer;
 use super::solver::{
-    self, substeps_for_mass_ratio, ConstraintShared, ContactConstraint, Pass, PointInput, Softness,
-    SolverBody, SolverForces, StepContext,
+    self, pack_colours, substeps_for_mass_ratio, ConstraintShared, ContactConstraint, Pass,
+    PointInput, Softness, SolverBody, SolverForces, StepContext, COLOURS, OVERFLOW,
 };
 use super::world::World;
 
@@ -35,33 +35,89 @@ pub(crate) struct SolveGroup {
     pub substeps: u32,
     /// Its dynamic bodies in the solver body array.
     pub bodies: Range<usize>,
-    /// Its constraints in the constraint array.
-    pub constraints: Range<usize>,
+    /// Its colours' constraint ranges, as a range of `StepScratch::colour_ranges`; the
+    /// overflow set, when there is one, comes last.
+    pub colours: Range<usize>,
+    /// True when the last of its colours is the overflow set.
+    pub overflow: bool,
+    /// Its constraints packed four per lane group, in `StepScratch::lanes`.
+    pub lanes: Range<usize>,
 }
 
 impl super::world::StepScratch {
-    /// Orders the constraints group by group (stable) and records each group's range.
-    fn sort_constraints_by_group(&mut self) {
-        if self.groups.len() == 1 {
-            self.groups[0].constraints = 0..self.constraints.len();
-            return;
+    /// Colours the constraints (see `graph_colour.rs`), lowest first, records each group's
+    /// colours as ranges of `constraint_order`, and packs them four per lane group.
+    ///
+    /// The greedy colouring takes the constraints from the lowest up (along gravity), so a
+    /// body's supporting contacts tend to take lower colours, and are solved earlier in each
+    /// pass, than the contacts of what it carries. That is the order a sequential solver
+    /// wants for stacks: colouring in creation order instead doubled how far the top of a
+    /// base-40 wall pyramid moved in 10 s (0.05 m to 0.09 m).
+    fn colour_constraints(&mut self) {
+        let body_count = self.solver_bodies.len();
+        let heights = &self.constraint_height;
+        let order = &mut self.constraint_order;
+        order.clear();
+        order.extend(0..self.constraints.len() as u32);
+        order.sort_unstable_by(|&a, &b| {
+            heights[a as usize]
+                .total_cmp(&heights[b as usize])
+                .then(a.cmp(&b))
+        });
+        self.graph.colour(
+            &self.constraints,
+            order,
+            body_count,
+            &mut self.constraint_colour,
+        );
+        // Counting sort by key = group × (colours + overflow) + colour, in constraint order.
+        const SETS: usize = COLOURS + 1;
+        let keys = self.groups.len() * SETS;
+        let key = |group: u32, colour: u8| group as usize * SETS + colour as usize;
+        let starts = &mut self.order;
+        starts.clear();
+        starts.resize(keys + 1, 0);
+        for (&g, &c) in self.constraint_group.iter().zip(&self.constraint_colour) {
+            starts[key(g, c) + 1] += 1;
         }
-        self.sorted_constraints.clear();
-        let mut groups_sorted = std::mem::take(&mut self.remap);
-        groups_sorted.clear();
-        for g in 0..self.groups.len() {
-            let start = self.sorted_constraints.len();
-            for (c, &cg) in self.constraints.iter().zip(&self.constraint_group) {
-                if cg as usize == g {
-                    self.sorted_constraints.push(*c);
-                    groups_sorted.push(cg);
+        for k in 0..keys {
+            starts[k + 1] += starts[k];
+        }
+        self.colour_ranges.clear();
+        for (g, group) in self.groups.iter_mut().enumerate() {
+            let first = self.colour_ranges.len();
+            for k in g * SETS..(g + 1) * SETS {
+                let range = starts[k] as usize..starts[k + 1] as usize;
+                if !range.is_empty() {
+                    self.colour_ranges.push(range);
                 }
             }
-            self.groups[g].constraints = start..self.sorted_constraints.len();
+            group.colours = first..self.colour_ranges.len();
+            let overflow = key(g as u32, OVERFLOW as u8);
+            group.overflow = starts[overflow] < starts[overflow + 1];
         }
-        std::mem::swap(&mut self.constraints, &mut self.sorted_constraints);
-        std::mem::swap(&mut self.constraint_group, &mut groups_sorted);
-        self.remap = groups_sorted;
+        for (i, (&g, &colour)) in self
+            .constraint_group
+            .iter()
+            .zip(&self.constraint_colour)
+            .enumerate()
+        {
+            let slot = &mut starts[key(g, colour)];
+            order[*slot as usize] = i as u32;
+            *slot += 1;
+        }
+        self.lanes.clear();
+        for group in &mut self.groups {
+            let start = self.lanes.len();
+            pack_colours(
+                &self.constraints,
+                order,
+                &self.colour_ranges[group.colours.clone()],
+                group.overflow,
+                &mut self.lanes,
+            );
+            group.lanes = start..self.lanes.len();
+        }
     }
 }
 
@@ -132,7 +188,7 @@ impl World {
         } = self;
         let bodies = &mut scratch.solver_bodies;
         let forces = &scratch.solver_forces;
-        let constraints = &mut scratch.constraints[group.constraints.clone()];
+        let lanes = &mut scratch.lanes[group.lanes.clone()];
         // Kinematic bodies are shared by every group: each group moves them along its own
         // sub-steps from the start of the step.
         for body in &mut bodies[kinematic.clone()] {
@@ -152,10 +208,10 @@ impl World {
             }
             clamp(bodies, faulted);
             profile.integration_ms += timer.lap();
-            solver::warm_start(bodies, constraints);
+            solver::warm_start(bodies, lanes);
             clamp(bodies, faulted);
             for _ in 0..settings.velocity_iterations.max(1) {
-                solver::solve_contacts(bodies, constraints, &ctx, Pass::Biased);
+                solver::solve_contacts(bodies, lanes, &ctx, Pass::Biased);
             }
             clamp(bodies, faulted);
             profile.solver_ms += timer.lap();
@@ -164,13 +220,16 @@ impl World {
             }
             profile.integration_ms += timer.lap();
             for _ in 0..settings.position_iterations {
-                solver::solve_contacts(bodies, constraints, &ctx, Pass::Relax);
+                solver::solve_contacts(bodies, lanes, &ctx, Pass::Relax);
             }
             clamp(bodies, faulted);
             profile.solver_ms += timer.lap();
         }
-        solver::apply_restitution(bodies, constraints, &ctx);
+        solver::apply_restitution(bodies, lanes, &ctx);
         clamp(bodies, faulted);
+        for group in lanes.iter() {
+            group.unpack(&mut scratch.constraints);
+        }
         profile.solver_ms += timer.lap();
     }
 
@@ -301,7 +360,9 @@ impl World {
             scratch.groups.push(SolveGroup {
                 substeps: base,
                 bodies: first..count,
-                constraints: 0..0,
+                colours: 0..0,
+                overflow: false,
+                lanes: 0..0,
             });
             return;
         }
@@ -332,7 +393,9 @@ impl World {
             scratch.groups.push(SolveGroup {
                 substeps: n,
                 bodies: start..end,
-                constraints: 0..0,
+                colours: 0..0,
+                overflow: false,
+                lanes: 0..0,
             });
             start = end;
         }
@@ -397,6 +460,7 @@ impl World {
     /// its points' lever arms (module notes), and sorts the constraints by group.
     fn gather_constraints(&mut self) {
         let warm_start = self.settings.enable_warm_starting;
+        let down = self.settings.gravity.normalize_or_zero();
         let Self {
             bodies,
             colliders,
@@ -406,6 +470,7 @@ impl World {
         } = self;
         scratch.constraints.clear();
         scratch.constraint_group.clear();
+        scratch.constraint_height.clear();
         let first_dynamic = 1 + scratch.kinematic_count as u32;
         for &id in &contacts.active {
             let c = &mut contacts.slots[id as usize];
@@ -489,8 +554,13 @@ impl World {
                 &shared,
             ));
             scratch.constraint_group.push(group as u32);
+            // Height of the manifold's first point along −g (0 without gravity).
+            let height = c.points[..c.count]
+                .first()
+                .map_or(0.0, |p| -down.dot(p.point()));
+            scratch.constraint_height.push(height);
         }
-        scratch.sort_constraints_by_group();
+        scratch.colour_constraints();
     }
 
     /// Copies the accumulated impulses back into the persistent contacts, as impulses over

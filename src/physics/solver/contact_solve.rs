@@ -1,18 +1,20 @@
 //! The iterations over contact constraints: warm start, the biased and relax passes
 //! (friction, the normal block, rolling resistance) and restitution.
 //!
-//! Each constraint reads its two bodies' velocities, solves, and writes back only the bodies
-//! contacts can move (finite mass); the static stand-in and kinematic bodies are never
-//! written. The angular rows were computed once per step (`ConstraintPoint`), so a point's
-//! velocity along a direction is three dot products and an impulse is three scaled
-//! additions per body.
+//! They run over [`ConstraintLanes`]: four constraints of one colour at a time, one per
+//! SIMD lane (see `lanes.rs`). Each group reads its bodies' velocities, solves, and writes
+//! back only the bodies contacts can move (finite mass); the static stand-in and kinematic
+//! bodies are never written. A point's turns I⁻¹(r×d) were computed once per step at its
+//! anchors; its rows r×d are formed from the current arms, so a velocity along a direction
+//! is a few lane-wise products and an impulse three scaled additions per body.
 
 use super::block::solve_block;
 use super::body::SolverBody;
-use super::constraint::{ConstraintPoint, ContactConstraint};
+use super::lanes::ConstraintLanes;
+use super::simd::{f32x4, Mat3x4, Quatx4, Vec3x4, LANES};
 use super::StepContext;
 use crate::physics::constants::RELAX_REGULARIZATION;
-use crate::physics::math::{Quat, Vec3};
+use crate::physics::math::Vec3;
 use crate::physics::narrow_phase::MAX_MANIFOLD_POINTS;
 
 /// Which iteration of a sub-step: the biased one pushes penetration out (soft), the relax
@@ -25,28 +27,73 @@ pub(crate) enum Pass {
     Relax,
 }
 
-/// Direction indices into a point's rows: the normal, then the two tangents.
+/// Direction indices into a point's turns: the normal, then the two tangents.
 const NORMAL: usize = 0;
 const TANGENTS: [usize; 2] = [1, 2];
 
-/// A body's velocities while one constraint is solved.
+/// The inverse masses of the lanes' bodies A and B.
+type InvMasses = (f32x4, f32x4);
+
+/// The velocities of the four lanes' bodies while their constraints are solved.
 #[derive(Clone, Copy, Debug)]
-struct Velocity {
-    linear: Vec3,
-    angular: Vec3,
+struct Velocities {
+    linear_a: Vec3x4,
+    angular_a: Vec3x4,
+    linear_b: Vec3x4,
+    angular_b: Vec3x4,
 }
 
-impl Velocity {
+impl Velocities {
     #[inline]
-    fn of(body: &SolverBody) -> Velocity {
-        Velocity {
-            linear: body.linear_velocity,
-            angular: body.angular_velocity,
+    fn load(bodies: &[SolverBody], c: &ConstraintLanes) -> Velocities {
+        let a = c.body_a.map(|i| &bodies[i as usize]);
+        let b = c.body_b.map(|i| &bodies[i as usize]);
+        Velocities {
+            linear_a: Vec3x4::gather(a.map(|s| s.linear_velocity)),
+            angular_a: Vec3x4::gather(a.map(|s| s.angular_velocity)),
+            linear_b: Vec3x4::gather(b.map(|s| s.linear_velocity)),
+            angular_b: Vec3x4::gather(b.map(|s| s.angular_velocity)),
         }
+    }
+
+    /// Writes back the bodies contacts can move (finite mass): never the static stand-in
+    /// or a kinematic body, which other lanes may share.
+    #[inline]
+    fn store(&self, bodies: &mut [SolverBody], c: &ConstraintLanes) {
+        let (mass_a, mass_b) = (c.inv_mass_a.to_array(), c.inv_mass_b.to_array());
+        for l in 0..LANES {
+            if mass_a[l] > 0.0 {
+                let body = &mut bodies[c.body_a[l] as usize];
+                body.linear_velocity = self.linear_a.lane(l);
+                body.angular_velocity = self.angular_a.lane(l);
+            }
+            if mass_b[l] > 0.0 {
+                let body = &mut bodies[c.body_b[l] as usize];
+                body.linear_velocity = self.linear_b.lane(l);
+                body.angular_velocity = self.angular_b.lane(l);
+            }
+        }
+    }
+
+    /// Velocity of B's point over A's along direction `d` with the angular rows r_a×d and
+    /// r_b×d: d·(v_b − v_a) + ω_b·(r_b×d) − ω_a·(r_a×d).
+    #[inline]
+    fn along(&self, d: Vec3x4, row_a: Vec3x4, row_b: Vec3x4) -> f32x4 {
+        d.dot(self.linear_b - self.linear_a) + self.angular_b.dot(row_b) - self.angular_a.dot(row_a)
+    }
+
+    /// Applies an impulse `lambda` along `d` (from A to B), turning each body by `lambda`
+    /// times its turn per unit impulse.
+    #[inline]
+    fn apply(&mut self, masses: &InvMasses, d: Vec3x4, lambda: f32x4, turns: (Vec3x4, Vec3x4)) {
+        self.linear_a -= (masses.0 * lambda) * d;
+        self.angular_a -= lambda * turns.0;
+        self.linear_b += (masses.1 * lambda) * d;
+        self.angular_b += lambda * turns.1;
     }
 }
 
-/// The impulse arms of a point now, during the step.
+/// How the impulse arms move during the step.
 ///
 /// They follow each body's translation but not its rotation, because the contact point of
 /// a rolling or turning body stays where the bodies touch, not on the material point
@@ -54,189 +101,149 @@ impl Velocity {
 /// dynamic bodies both arms follow half the bodies' relative translation during the step,
 /// so the gap between the two anchors does not grow while the bodies slide: with
 /// s = ½(Δx_b − Δx_a), r_a = anchor_a + s and r_b = anchor_b − s. Against static or
-/// kinematic bodies the dynamic body's own arm is used as it is.
+/// kinematic bodies the dynamic body's own arm is used as it is (s = 0).
 ///
-/// Every angular row is linear in the arm, (anchor + s)×d = anchor×d + s×d, so the shift is
-/// one correction per manifold: `rows` holds s×d for the three directions, `turns_*` the
-/// bodies' I⁻¹(s×d). A's rows gain it, B's lose it. Zero when the bodies have not moved
-/// apart (always at the first sub-step) or one of them cannot move.
+/// The turns I⁻¹(r×d) are linear in the arm, so the shift's part, I⁻¹(s×d), is one
+/// correction per constraint and pass, added to the anchors' turns computed at the step
+/// start: A's turns gain it, B's lose it.
 #[derive(Clone, Copy, Debug, Default)]
 struct Shift {
-    rows: [Vec3; 3],
-    turns_a: [Vec3; 3],
-    turns_b: [Vec3; 3],
+    s: Vec3x4,
+    turns_a: [Vec3x4; 3],
+    turns_b: [Vec3x4; 3],
 }
 
 impl Shift {
     #[inline]
-    fn current(c: &ContactConstraint, a: &SolverBody, b: &SolverBody) -> Shift {
-        if !c.shared_point {
+    fn current(c: &ConstraintLanes, bodies: &[SolverBody]) -> Shift {
+        let moved = |l: usize| {
+            bodies[c.body_b[l] as usize].delta_position
+                - bodies[c.body_a[l] as usize].delta_position
+        };
+        let half = f32x4::splat(0.5) * Vec3x4::gather(std::array::from_fn(moved));
+        let s = Vec3x4::select(c.shared_point, half, Vec3x4::ZERO);
+        if s == Vec3x4::ZERO {
+            // Always so at the first sub-step, and when no lane has two dynamic bodies.
             return Shift::default();
         }
-        let s = 0.5 * (b.delta_position - a.delta_position);
-        if s == Vec3::ZERO {
-            return Shift::default();
-        }
-        let rows = [c.normal, c.tangents[0], c.tangents[1]].map(|d| s.cross(d));
+        let inertia_a = Mat3x4::gather(c.body_a.map(|i| &bodies[i as usize].inv_inertia));
+        let inertia_b = Mat3x4::gather(c.body_b.map(|i| &bodies[i as usize].inv_inertia));
+        let rows = c.directions().map(|d| s.cross(d));
         Shift {
-            rows,
-            turns_a: rows.map(|r| a.inv_inertia * r),
-            turns_b: rows.map(|r| b.inv_inertia * r),
-        }
-    }
-}
-
-/// One point's rows along direction `k` with the shift applied:
-/// (r_a×d, I_a⁻¹(r_a×d), r_b×d, I_b⁻¹(r_b×d)).
-#[derive(Clone, Copy, Debug)]
-struct Rows {
-    row_a: Vec3,
-    turn_a: Vec3,
-    row_b: Vec3,
-    turn_b: Vec3,
-}
-
-impl Rows {
-    #[inline]
-    fn of(p: &ConstraintPoint, shift: &Shift, k: usize) -> Rows {
-        Rows {
-            row_a: p.rows_a[k] + shift.rows[k],
-            turn_a: p.turns_a[k] + shift.turns_a[k],
-            row_b: p.rows_b[k] - shift.rows[k],
-            turn_b: p.turns_b[k] - shift.turns_b[k],
+            s,
+            turns_a: rows.map(|r| inertia_a.mul_vec3(r)),
+            turns_b: rows.map(|r| inertia_b.mul_vec3(r)),
         }
     }
 
-    /// Velocity of B's point over A's along direction `d`:
-    /// d·(v_b − v_a) + ω_b·(r_b×d) − ω_a·(r_a×d).
+    /// The arms (r_a, r_b) of a point now.
     #[inline]
-    fn velocity(&self, d: Vec3, a: &Velocity, b: &Velocity) -> f32 {
-        d.dot(b.linear - a.linear) + b.angular.dot(self.row_b) - a.angular.dot(self.row_a)
+    fn arms(&self, anchor_a: Vec3x4, anchor_b: Vec3x4) -> (Vec3x4, Vec3x4) {
+        (anchor_a + self.s, anchor_b - self.s)
+    }
+
+    /// The turns per unit impulse along direction `k` of a point whose anchors' turns are
+    /// these.
+    #[inline]
+    fn turns(&self, k: usize, turns_a: &[Vec3x4; 3], turns_b: &[Vec3x4; 3]) -> (Vec3x4, Vec3x4) {
+        (turns_a[k] + self.turns_a[k], turns_b[k] - self.turns_b[k])
     }
 }
 
-/// Applies an impulse of `lambda` along direction `d` (from A to B) with these rows.
-#[inline]
-fn apply(
-    c: &ContactConstraint,
-    a: &mut Velocity,
-    b: &mut Velocity,
-    rows: &Rows,
-    d: Vec3,
-    lambda: f32,
-) {
-    a.linear -= (c.inv_mass_a * lambda) * d;
-    a.angular -= lambda * rows.turn_a;
-    b.linear += (c.inv_mass_b * lambda) * d;
-    b.angular += lambda * rows.turn_b;
+impl ConstraintLanes {
+    /// The normal and the two tangents.
+    #[inline]
+    fn directions(&self) -> [Vec3x4; 3] {
+        [self.normal, self.tangents[0], self.tangents[1]]
+    }
 }
 
 /// The separation of a point now, during the step (Box2D v3): the two material points are
 /// moved with their bodies (Δx and Δq),
 /// s = s₀ + n·((Δx_b + Δq_b·r_b) − (Δx_a + Δq_a·r_a) − (r_b − r_a)).
-///
-/// Rewriting n·(Δq·r) as (Δq⁻¹·n)·r would rotate one normal per manifold instead of every
-/// arm, but it rounds differently, and a stack of 100 m cubes (arms of 87 m, positions at
-/// 250 m, where one f32 step is 15 µm) then settles one step of position higher: 6 % of
-/// its 0.94 mm spring depth, past the 5 % that `tests/physics_stability.rs` allows.
 #[derive(Clone, Copy, Debug)]
 struct Tracking {
-    normal: Vec3,
     /// Δx_b − Δx_a.
-    moved: Vec3,
-    rotation_a: Quat,
-    rotation_b: Quat,
+    moved: Vec3x4,
+    rotation_a: Quatx4,
+    rotation_b: Quatx4,
 }
 
 impl Tracking {
     #[inline]
-    fn current(normal: Vec3, a: &SolverBody, b: &SolverBody) -> Tracking {
+    fn current(c: &ConstraintLanes, bodies: &[SolverBody]) -> Tracking {
+        let a = c.body_a.map(|i| &bodies[i as usize]);
+        let b = c.body_b.map(|i| &bodies[i as usize]);
         Tracking {
-            normal,
-            moved: b.delta_position - a.delta_position,
-            rotation_a: a.delta_rotation,
-            rotation_b: b.delta_rotation,
+            moved: Vec3x4::gather(b.map(|s| s.delta_position))
+                - Vec3x4::gather(a.map(|s| s.delta_position)),
+            rotation_a: Quatx4::gather(a.map(|s| s.delta_rotation)),
+            rotation_b: Quatx4::gather(b.map(|s| s.delta_rotation)),
         }
     }
 
     #[inline]
-    fn separation(&self, p: &ConstraintPoint) -> f32 {
-        // A body that has not turned (static, or any body in the first sub-step) keeps its
-        // arm: rotating by the identity would return it bit for bit, at some 30 flops.
-        let turned = |q: Quat, r: Vec3| if q == Quat::IDENTITY { r } else { q * r };
+    fn separation(&self, normal: Vec3x4, p: &super::lanes::PointLanes) -> f32x4 {
         let moved =
-            self.moved + turned(self.rotation_b, p.anchor_b) - turned(self.rotation_a, p.anchor_a);
-        p.separation + self.normal.dot(moved - (p.anchor_b - p.anchor_a))
-    }
-}
-
-/// Reads a constraint's two bodies, runs `f` on their velocities (with the bodies' current
-/// pose deltas to read), writes back those that contacts can move.
-#[inline]
-fn with_velocities(
-    bodies: &mut [SolverBody],
-    c: &mut ContactConstraint,
-    f: impl FnOnce(&mut ContactConstraint, &SolverBody, &SolverBody, &mut Velocity, &mut Velocity),
-) {
-    let (ia, ib) = (c.body_a as usize, c.body_b as usize);
-    let (body_a, body_b) = (&bodies[ia], &bodies[ib]);
-    let (mut a, mut b) = (Velocity::of(body_a), Velocity::of(body_b));
-    f(c, body_a, body_b, &mut a, &mut b);
-    if c.inv_mass_a > 0.0 {
-        bodies[ia].linear_velocity = a.linear;
-        bodies[ia].angular_velocity = a.angular;
-    }
-    if c.inv_mass_b > 0.0 {
-        bodies[ib].linear_velocity = b.linear;
-        bodies[ib].angular_velocity = b.angular;
+            self.moved + self.rotation_b.rotate(p.anchor_b) - self.rotation_a.rotate(p.anchor_a);
+        p.separation + normal.dot(moved - (p.anchor_b - p.anchor_a))
     }
 }
 
 /// Applies the accumulated impulses at the current arms.
-pub(crate) fn warm_start(bodies: &mut [SolverBody], constraints: &mut [ContactConstraint]) {
-    for c in constraints {
-        with_velocities(bodies, c, |c, body_a, body_b, a, b| {
-            let shift = Shift::current(c, body_a, body_b);
-            let directions = [c.normal, c.tangents[0], c.tangents[1]];
-            for p in &c.points[..c.count] {
-                let impulses = [p.normal_impulse, p.tangent_impulse[0], p.tangent_impulse[1]];
-                for (k, (&d, &lambda)) in directions.iter().zip(&impulses).enumerate() {
-                    apply(c, a, b, &Rows::of(p, &shift, k), d, lambda);
-                }
+pub(crate) fn warm_start(bodies: &mut [SolverBody], lanes: &mut [ConstraintLanes]) {
+    for c in lanes.iter_mut() {
+        let mut v = Velocities::load(bodies, c);
+        let shift = Shift::current(c, bodies);
+        let directions = c.directions();
+        let masses = (c.inv_mass_a, c.inv_mass_b);
+        for p in &c.points[..c.count] {
+            let impulses = [p.normal_impulse, p.tangent_impulse[0], p.tangent_impulse[1]];
+            for k in 0..3 {
+                let turns = shift.turns(k, &p.turns_a, &p.turns_b);
+                v.apply(&masses, directions[k], impulses[k], turns);
             }
-            if c.rolling_resistance > 0.0 {
-                a.angular -= body_a.inv_inertia * c.rolling_impulse;
-                b.angular += body_b.inv_inertia * c.rolling_impulse;
-            }
-        });
+        }
+        if c.any_rolling {
+            for_rolling_lanes(
+                c,
+                bodies,
+                &mut v,
+                |rolling, _, inertia_a, inertia_b, wa, wb| {
+                    *wa -= *inertia_a * rolling.impulse;
+                    *wb += *inertia_b * rolling.impulse;
+                },
+            );
+        }
+        v.store(bodies, c);
     }
 }
 
 /// One iteration over all contacts (see [`Pass`] for the order within a contact).
 pub(crate) fn solve_contacts(
     bodies: &mut [SolverBody],
-    constraints: &mut [ContactConstraint],
+    lanes: &mut [ConstraintLanes],
     ctx: &StepContext,
     pass: Pass,
 ) {
-    for c in constraints.iter_mut() {
-        with_velocities(bodies, c, |c, body_a, body_b, a, b| {
-            let shift = Shift::current(c, body_a, body_b);
-            let tracking = Tracking::current(c.normal, body_a, body_b);
-            match pass {
-                Pass::Biased => {
-                    solve_friction(c, &shift, a, b);
-                    solve_normal(c, &shift, &tracking, a, b, ctx, pass);
-                }
-                Pass::Relax => {
-                    solve_normal(c, &shift, &tracking, a, b, ctx, pass);
-                    solve_friction(c, &shift, a, b);
-                }
+    for c in lanes.iter_mut() {
+        let mut v = Velocities::load(bodies, c);
+        let shift = Shift::current(c, bodies);
+        let tracking = Tracking::current(c, bodies);
+        match pass {
+            Pass::Biased => {
+                solve_friction(c, &shift, &mut v);
+                solve_normal(c, &shift, &tracking, &mut v, ctx, pass);
             }
-            if c.rolling_resistance > 0.0 {
-                solve_rolling(c, body_a, body_b, a, b);
+            Pass::Relax => {
+                solve_normal(c, &shift, &tracking, &mut v, ctx, pass);
+                solve_friction(c, &shift, &mut v);
             }
-        });
+        }
+        if c.any_rolling {
+            solve_rolling(c, bodies, &mut v);
+        }
+        v.store(bodies, c);
     }
 }
 
@@ -247,58 +254,86 @@ pub(crate) fn solve_contacts(
 /// biased pass:         r_i = −(v_i + b_i) − γ_i·λ_i,     A_ii = K_ii + γ_i,
 ///                      b_i = max(bias_rate·s_i, −max push speed)
 /// relax pass:          r_i = −v_i,                       A_ii = K_ii·(1 + ε)
+///
+/// The right-hand sides are formed four lanes at once; each lane's block is then solved on
+/// its own.
 fn solve_normal(
-    c: &mut ContactConstraint,
+    c: &mut ConstraintLanes,
     shift: &Shift,
     tracking: &Tracking,
-    a: &mut Velocity,
-    b: &mut Velocity,
+    v: &mut Velocities,
     ctx: &StepContext,
     pass: Pass,
 ) {
-    let count = c.count;
     let normal = c.normal;
-    let mut matrix = c.normal_k;
-    let mut rhs = [0.0; MAX_MANIFOLD_POINTS];
-    let mut lambda = [0.0; MAX_MANIFOLD_POINTS];
-    // The matrix depends on the pass and, in the biased pass, on which points are
-    // speculative: that is the key of its cached factorisation.
-    let mut key = 1u32;
-    for (i, p) in c.points[..count].iter_mut().enumerate() {
-        let vn = Rows::of(p, shift, NORMAL).velocity(normal, a, b);
-        let separation = tracking.separation(p);
-        lambda[i] = p.normal_impulse;
-        if pass == Pass::Biased && p.max_normal_impulse == 0.0 {
-            // Not pushed yet this step: this is the approach speed before impact.
-            p.relative_velocity = vn;
-        }
-        rhs[i] = if separation > 0.0 {
-            // Speculative: allow closing the gap this sub-step, no more. Rigid, but with the
-            // relax pass's regularisation: four speculative corners of a face leave K
-            // singular (rank 3), and the direct solve needs it positive definite.
-            matrix[i][i] *= 1.0 + RELAX_REGULARIZATION;
-            key |= 2 << i;
-            -(vn + separation * ctx.inv_h)
-        } else if pass == Pass::Biased {
-            matrix[i][i] += p.compliance;
-            let bias = (c.bias_rate * separation).max(-ctx.max_push_velocity);
-            -(vn + bias) - p.compliance * p.normal_impulse
-        } else {
-            matrix[i][i] *= 1.0 + RELAX_REGULARIZATION;
-            -vn
+    let zero = f32x4::ZERO;
+    let regularised = f32x4::splat(1.0 + RELAX_REGULARIZATION);
+    let inv_h = f32x4::splat(ctx.inv_h);
+    let max_push = f32x4::splat(-ctx.max_push_velocity);
+    let mut rhs = [zero; MAX_MANIFOLD_POINTS];
+    let mut diagonal = [zero; MAX_MANIFOLD_POINTS];
+    let mut speculative = [0u32; MAX_MANIFOLD_POINTS];
+    for (j, p) in c.points[..c.count].iter_mut().enumerate() {
+        let (ra, rb) = shift.arms(p.anchor_a, p.anchor_b);
+        let vn = v.along(normal, ra.cross(normal), rb.cross(normal));
+        let separation = tracking.separation(normal, p);
+        let separated = separation.simd_gt(zero);
+        // Speculative: allow closing the gap this sub-step, no more. Rigid, but with the
+        // relax pass's regularisation: four speculative corners of a face leave K
+        // singular (rank 3), and the direct solve needs it positive definite.
+        let closing = -(vn + separation * inv_h);
+        (rhs[j], diagonal[j]) = match pass {
+            Pass::Biased => {
+                // Not pushed yet this step: this is the approach speed before impact.
+                p.relative_velocity = p
+                    .max_normal_impulse
+                    .simd_eq(zero)
+                    .select(vn, p.relative_velocity);
+                let bias = (c.bias_rate * separation).max(max_push);
+                let soft = -(vn + bias) - p.compliance * p.normal_impulse;
+                (
+                    separated.select(closing, soft),
+                    separated.select(p.diagonal * regularised, p.diagonal + p.compliance),
+                )
+            }
+            Pass::Relax => (separated.select(closing, -vn), p.diagonal * regularised),
         };
+        speculative[j] = separated.to_bitmask();
     }
-    let (cache, key) = match pass {
-        Pass::Biased => (&mut c.factors[0], key),
-        // Speculative or not, a point's entry is K_ii·(1 + ε).
-        Pass::Relax => (&mut c.factors[1], 1),
-    };
-    let delta = solve_block(&matrix, &rhs, &lambda, count, cache, key);
+    let mut delta = [zero; MAX_MANIFOLD_POINTS];
+    for (l, block) in c.blocks.iter_mut().enumerate() {
+        let n = block.count;
+        if n == 0 {
+            continue;
+        }
+        let mut matrix = block.k;
+        let mut lane_rhs = [0.0; MAX_MANIFOLD_POINTS];
+        let mut lambda = [0.0; MAX_MANIFOLD_POINTS];
+        for j in 0..n {
+            matrix[j][j] = diagonal[j].as_array()[l];
+            lane_rhs[j] = rhs[j].as_array()[l];
+            lambda[j] = c.points[j].normal_impulse.as_array()[l];
+        }
+        // The matrix depends on the pass and, in the biased pass, on which points are
+        // speculative: that is the key of its cached factorisation. Speculative or not, a
+        // relax-pass entry is K_ii·(1 + ε).
+        let (cache, key) = match pass {
+            Pass::Biased => {
+                let bits = (0..n).fold(0, |key, j| key | ((speculative[j] >> l) & 1) << (j + 1));
+                (&mut block.factors[0], 1 | bits)
+            }
+            Pass::Relax => (&mut block.factors[1], 1),
+        };
+        let solved = solve_block(&matrix, &lane_rhs, &lambda, n, cache, key);
+        for j in 0..n {
+            delta[j].as_mut_array()[l] = solved[j];
+        }
+    }
     // All the points' impulses at once: Σλ_i along n, and each body's turn Σλ_i·I⁻¹(r_i×n),
     // of which the shift's part is (Σλ_i)·I⁻¹(s×n).
-    let (mut total_applied, mut turn_a, mut turn_b) = (0.0, Vec3::ZERO, Vec3::ZERO);
-    for (i, p) in c.points[..count].iter_mut().enumerate() {
-        let total = (p.normal_impulse + delta[i]).max(0.0);
+    let (mut total_applied, mut turn_a, mut turn_b) = (zero, Vec3x4::ZERO, Vec3x4::ZERO);
+    for (p, &delta) in c.points[..c.count].iter_mut().zip(&delta) {
+        let total = (p.normal_impulse + delta).max(zero);
         let applied = total - p.normal_impulse;
         p.normal_impulse = total;
         p.max_normal_impulse = p.max_normal_impulse.max(applied);
@@ -308,102 +343,153 @@ fn solve_normal(
     }
     turn_a += total_applied * shift.turns_a[NORMAL];
     turn_b -= total_applied * shift.turns_b[NORMAL];
-    a.linear -= (c.inv_mass_a * total_applied) * normal;
-    a.angular -= turn_a;
-    b.linear += (c.inv_mass_b * total_applied) * normal;
-    b.angular += turn_b;
+    v.linear_a -= (c.inv_mass_a * total_applied) * normal;
+    v.angular_a -= turn_a;
+    v.linear_b += (c.inv_mass_b * total_applied) * normal;
+    v.angular_b += turn_b;
 }
 
 /// Coulomb friction at every point, the two directions together:
 /// λ_t ← clamp(λ_t − M_t·v_t, |λ_t| ≤ μ·λ_n) with M_t the inverse 2×2 tangent mass matrix.
-fn solve_friction(c: &mut ContactConstraint, shift: &Shift, a: &mut Velocity, b: &mut Velocity) {
+fn solve_friction(c: &mut ConstraintLanes, shift: &Shift, v: &mut Velocities) {
     let tangents = c.tangents;
-    let friction = c.friction;
-    let (inv_mass_a, inv_mass_b) = (c.inv_mass_a, c.inv_mass_b);
     for p in &mut c.points[..c.count] {
-        let rows = TANGENTS.map(|k| Rows::of(p, shift, k));
-        let v0 = rows[0].velocity(tangents[0], a, b);
-        let v1 = rows[1].velocity(tangents[1], a, b);
+        let (ra, rb) = shift.arms(p.anchor_a, p.anchor_b);
+        let v0 = v.along(tangents[0], ra.cross(tangents[0]), rb.cross(tangents[0]));
+        let v1 = v.along(tangents[1], ra.cross(tangents[1]), rb.cross(tangents[1]));
         let m = p.tangent_mass;
         let old = p.tangent_impulse;
         let mut new = [
             old[0] - (m[0] * v0 + m[1] * v1),
             old[1] - (m[1] * v0 + m[2] * v1),
         ];
-        let max = friction * p.normal_impulse;
+        let max = c.friction * p.normal_impulse;
         let len2 = new[0] * new[0] + new[1] * new[1];
-        if len2 > max * max {
-            let s = max / len2.sqrt();
-            new = [new[0] * s, new[1] * s];
+        let over = len2.simd_gt(max * max);
+        if over.any() {
+            let scale = over.select(max / len2.sqrt(), f32x4::ONE);
+            new = [new[0] * scale, new[1] * scale];
         }
         p.tangent_impulse = new;
         let (d0, d1) = (new[0] - old[0], new[1] - old[1]);
-        let impulse = tangents[0] * d0 + tangents[1] * d1;
-        a.linear -= inv_mass_a * impulse;
-        a.angular -= d0 * rows[0].turn_a + d1 * rows[1].turn_a;
-        b.linear += inv_mass_b * impulse;
-        b.angular += d0 * rows[0].turn_b + d1 * rows[1].turn_b;
+        let impulse = d0 * tangents[0] + d1 * tangents[1];
+        let (ta0, tb0) = shift.turns(TANGENTS[0], &p.turns_a, &p.turns_b);
+        let (ta1, tb1) = shift.turns(TANGENTS[1], &p.turns_a, &p.turns_b);
+        v.linear_a -= c.inv_mass_a * impulse;
+        v.angular_a -= d0 * ta0 + d1 * ta1;
+        v.linear_b += c.inv_mass_b * impulse;
+        v.angular_b += d0 * tb0 + d1 * tb1;
+    }
+}
+
+/// Runs `f` on every lane with rolling resistance: its rolling data, its total normal
+/// impulse, the bodies' inverse inertias and the lane's angular velocities.
+fn for_rolling_lanes(
+    c: &mut ConstraintLanes,
+    bodies: &[SolverBody],
+    v: &mut Velocities,
+    mut f: impl FnMut(
+        &mut super::lanes::RollingLane,
+        f32,
+        &crate::physics::math::Mat3,
+        &crate::physics::math::Mat3,
+        &mut Vec3,
+        &mut Vec3,
+    ),
+) {
+    for l in 0..LANES {
+        if c.rolling[l].resistance <= 0.0 {
+            continue;
+        }
+        let total_normal: f32 = c.points[..c.blocks[l].count]
+            .iter()
+            .map(|p| p.normal_impulse.as_array()[l])
+            .sum();
+        let (mut wa, mut wb) = (v.angular_a.lane(l), v.angular_b.lane(l));
+        let inertia_a = &bodies[c.body_a[l] as usize].inv_inertia;
+        let inertia_b = &bodies[c.body_b[l] as usize].inv_inertia;
+        f(
+            &mut c.rolling[l],
+            total_normal,
+            inertia_a,
+            inertia_b,
+            &mut wa,
+            &mut wb,
+        );
+        v.angular_a.set_lane(l, wa);
+        v.angular_b.set_lane(l, wb);
     }
 }
 
 /// Rolling resistance: an angular impulse against the relative spin, at most (lever arm ×
 /// total normal impulse), like Coulomb friction for rotation.
-fn solve_rolling(
-    c: &mut ContactConstraint,
-    body_a: &SolverBody,
-    body_b: &SolverBody,
-    a: &mut Velocity,
-    b: &mut Velocity,
-) {
-    let total_normal: f32 = c.points[..c.count].iter().map(|p| p.normal_impulse).sum();
-    let max = c.rolling_resistance * total_normal;
-    let old = c.rolling_impulse;
-    let spin = b.angular - a.angular;
-    let mut new = old - c.rolling_mass * spin;
-    if new.length_squared() > max * max {
-        new = new.normalize_or_zero() * max;
-    }
-    c.rolling_impulse = new;
-    let delta = new - old;
-    a.angular -= body_a.inv_inertia * delta;
-    b.angular += body_b.inv_inertia * delta;
+fn solve_rolling(c: &mut ConstraintLanes, bodies: &[SolverBody], v: &mut Velocities) {
+    for_rolling_lanes(
+        c,
+        bodies,
+        v,
+        |rolling, total_normal, inertia_a, inertia_b, wa, wb| {
+            let max = rolling.resistance * total_normal;
+            let old = rolling.impulse;
+            let mut new = old - rolling.mass * (*wb - *wa);
+            if new.length_squared() > max * max {
+                new = new.normalize_or_zero() * max;
+            }
+            rolling.impulse = new;
+            let delta = new - old;
+            *wa -= *inertia_a * delta;
+            *wb += *inertia_b * delta;
+        },
+    );
 }
 
 /// Restitution: for points hit faster than the threshold, drive the normal velocity to
 /// −e times the approach velocity (accumulated impulse stays ≥ 0).
 pub(crate) fn apply_restitution(
     bodies: &mut [SolverBody],
-    constraints: &mut [ContactConstraint],
+    lanes: &mut [ConstraintLanes],
     ctx: &StepContext,
 ) {
-    for c in constraints.iter_mut().filter(|c| c.restitution > 0.0) {
-        with_velocities(bodies, c, |c, body_a, body_b, a, b| {
-            let shift = Shift::current(c, body_a, body_b);
-            let (normal, e) = (c.normal, c.restitution);
-            for i in 0..c.count {
-                let p = c.points[i];
-                if p.relative_velocity > -ctx.restitution_threshold || p.max_normal_impulse == 0.0 {
-                    continue;
-                }
-                let rows = Rows::of(&p, &shift, NORMAL);
-                let vn = rows.velocity(normal, a, b);
-                let delta = -p.normal_mass * (vn + e * p.relative_velocity);
-                let total = (p.normal_impulse + delta).max(0.0);
-                let applied = total - p.normal_impulse;
-                let point = &mut c.points[i];
-                point.normal_impulse = total;
-                point.max_normal_impulse = point.max_normal_impulse.max(applied);
-                apply(c, a, b, &rows, normal, applied);
+    let zero = f32x4::ZERO;
+    let threshold = f32x4::splat(-ctx.restitution_threshold);
+    for c in lanes.iter_mut() {
+        let bouncy = c.restitution.simd_gt(zero);
+        if bouncy.none() {
+            continue;
+        }
+        let mut v = Velocities::load(bodies, c);
+        let shift = Shift::current(c, bodies);
+        let (normal, e) = (c.normal, c.restitution);
+        let masses = (c.inv_mass_a, c.inv_mass_b);
+        for p in &mut c.points[..c.count] {
+            let hit = bouncy
+                & p.relative_velocity.simd_le(threshold)
+                & p.max_normal_impulse.simd_ne(zero);
+            if hit.none() {
+                continue;
             }
-        });
+            let (ra, rb) = shift.arms(p.anchor_a, p.anchor_b);
+            let vn = v.along(normal, ra.cross(normal), rb.cross(normal));
+            let delta = -p.normal_mass * (vn + e * p.relative_velocity);
+            let total = (p.normal_impulse + delta).max(zero);
+            let applied = hit.select(total - p.normal_impulse, zero);
+            p.normal_impulse = hit.select(total, p.normal_impulse);
+            p.max_normal_impulse = p.max_normal_impulse.max(applied);
+            let turns = shift.turns(NORMAL, &p.turns_a, &p.turns_b);
+            v.apply(&masses, normal, applied, turns);
+        }
+        v.store(bodies, c);
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::constraint::{ConstraintShared, PointInput};
+    use super::super::constraint::{
+        ConstraintPoint, ConstraintShared, ContactConstraint, PointInput,
+    };
     use super::super::Softness;
     use super::*;
+    use crate::physics::collider::MixedMaterial;
 
     impl ContactConstraint {
         /// The points in use.
@@ -411,7 +497,27 @@ mod tests {
             &self.points[..self.count]
         }
     }
-    use crate::physics::collider::MixedMaterial;
+
+    /// One pass over `constraints`, each in a lane group of its own, and their impulses
+    /// written back.
+    fn solve_contacts(
+        bodies: &mut [SolverBody],
+        constraints: &mut [ContactConstraint],
+        ctx: &StepContext,
+        pass: Pass,
+    ) {
+        let mut lanes: Vec<_> = (0..constraints.len() as u32)
+            .map(|i| {
+                let mut group = ConstraintLanes::default();
+                group.pack(constraints, &[i]);
+                group
+            })
+            .collect();
+        super::solve_contacts(bodies, &mut lanes, ctx, pass);
+        for group in &lanes {
+            group.unpack(constraints);
+        }
+    }
 
     fn context(h: f32) -> StepContext {
         StepContext {

@@ -99,12 +99,17 @@ mod block;
 mod body;
 mod constraint;
 mod contact_solve;
+mod graph_colour;
 mod integrate;
+mod lanes;
+mod simd;
 
 pub(crate) use body::{clamp_length, clamp_speeds, SolverBody, SolverForces};
 pub(crate) use constraint::{invert_or_zero, ConstraintShared, ContactConstraint, PointInput};
 pub(crate) use contact_solve::{apply_restitution, solve_contacts, warm_start, Pass};
+pub(crate) use graph_colour::{ConstraintGraph, COLOURS, OVERFLOW};
 pub(crate) use integrate::{integrate_positions, integrate_velocities};
+pub(crate) use lanes::{pack_colours, ConstraintLanes};
 
 use super::constants::{MASS_RATIO_FREE, MAX_SUBSTEPS};
 

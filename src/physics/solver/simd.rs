@@ -1,0 +1,242 @@
+//! Four-lane vectors for the contact solver: lane l of every value belongs to the l-th
+//! constraint of a group of four from one colour (see `graph_colour.rs`).
+//!
+//! Only exact IEEE operations (add, subtract, multiply, divide, square root, compare and
+//! select) are used, never fused multiply-add, so a lane computes the bits a scalar
+//! evaluation of the same expression would, on every x86-64 and AArch64 build.
+
+use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
+
+pub(crate) use wide::f32x4;
+
+use crate::physics::math::{Mat3, Quat, Vec3};
+
+/// The number of lanes.
+pub(crate) const LANES: usize = 4;
+
+/// Four 3-vectors, one per lane, stored by component.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Vec3x4 {
+    pub x: f32x4,
+    pub y: f32x4,
+    pub z: f32x4,
+}
+
+impl Vec3x4 {
+    pub const ZERO: Vec3x4 = Vec3x4 {
+        x: f32x4::ZERO,
+        y: f32x4::ZERO,
+        z: f32x4::ZERO,
+    };
+
+    /// Lane l holds `lanes[l]`.
+    #[inline]
+    pub fn gather(lanes: [Vec3; LANES]) -> Vec3x4 {
+        Vec3x4 {
+            x: f32x4::new(lanes.map(|v| v.x)),
+            y: f32x4::new(lanes.map(|v| v.y)),
+            z: f32x4::new(lanes.map(|v| v.z)),
+        }
+    }
+
+    /// The vector of lane `l`.
+    #[inline]
+    pub fn lane(&self, l: usize) -> Vec3 {
+        Vec3::new(
+            self.x.as_array()[l],
+            self.y.as_array()[l],
+            self.z.as_array()[l],
+        )
+    }
+
+    /// Writes `v` into lane `l`.
+    #[inline]
+    pub fn set_lane(&mut self, l: usize, v: Vec3) {
+        self.x.as_mut_array()[l] = v.x;
+        self.y.as_mut_array()[l] = v.y;
+        self.z.as_mut_array()[l] = v.z;
+    }
+
+    #[inline]
+    pub fn dot(self, o: Vec3x4) -> f32x4 {
+        self.x * o.x + self.y * o.y + self.z * o.z
+    }
+
+    #[inline]
+    pub fn cross(self, o: Vec3x4) -> Vec3x4 {
+        Vec3x4 {
+            x: self.y * o.z - self.z * o.y,
+            y: self.z * o.x - self.x * o.z,
+            z: self.x * o.y - self.y * o.x,
+        }
+    }
+
+    /// Per lane: `self` where `mask` is set, `other` elsewhere.
+    #[inline]
+    pub fn select(mask: f32x4, if_true: Vec3x4, if_false: Vec3x4) -> Vec3x4 {
+        Vec3x4 {
+            x: mask.select(if_true.x, if_false.x),
+            y: mask.select(if_true.y, if_false.y),
+            z: mask.select(if_true.z, if_false.z),
+        }
+    }
+}
+
+impl Add for Vec3x4 {
+    type Output = Vec3x4;
+    #[inline]
+    fn add(self, o: Vec3x4) -> Vec3x4 {
+        Vec3x4 {
+            x: self.x + o.x,
+            y: self.y + o.y,
+            z: self.z + o.z,
+        }
+    }
+}
+
+impl Sub for Vec3x4 {
+    type Output = Vec3x4;
+    #[inline]
+    fn sub(self, o: Vec3x4) -> Vec3x4 {
+        Vec3x4 {
+            x: self.x - o.x,
+            y: self.y - o.y,
+            z: self.z - o.z,
+        }
+    }
+}
+
+impl AddAssign for Vec3x4 {
+    #[inline]
+    fn add_assign(&mut self, o: Vec3x4) {
+        *self = *self + o;
+    }
+}
+
+impl SubAssign for Vec3x4 {
+    #[inline]
+    fn sub_assign(&mut self, o: Vec3x4) {
+        *self = *self - o;
+    }
+}
+
+impl Neg for Vec3x4 {
+    type Output = Vec3x4;
+    #[inline]
+    fn neg(self) -> Vec3x4 {
+        Vec3x4 {
+            x: -self.x,
+            y: -self.y,
+            z: -self.z,
+        }
+    }
+}
+
+/// Scales each lane's vector by that lane's scalar.
+impl Mul<Vec3x4> for f32x4 {
+    type Output = Vec3x4;
+    #[inline]
+    fn mul(self, v: Vec3x4) -> Vec3x4 {
+        Vec3x4 {
+            x: self * v.x,
+            y: self * v.y,
+            z: self * v.z,
+        }
+    }
+}
+
+/// Four symmetric or general 3×3 matrices, column by column.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Mat3x4 {
+    pub x_axis: Vec3x4,
+    pub y_axis: Vec3x4,
+    pub z_axis: Vec3x4,
+}
+
+impl Mat3x4 {
+    /// Lane l holds `lanes[l]`.
+    #[inline]
+    pub fn gather(lanes: [&Mat3; LANES]) -> Mat3x4 {
+        Mat3x4 {
+            x_axis: Vec3x4::gather(lanes.map(|m| m.x_axis)),
+            y_axis: Vec3x4::gather(lanes.map(|m| m.y_axis)),
+            z_axis: Vec3x4::gather(lanes.map(|m| m.z_axis)),
+        }
+    }
+
+    /// M·v per lane, summed in the order glam's scalar `Mat3 * Vec3` uses.
+    #[inline]
+    pub fn mul_vec3(&self, v: Vec3x4) -> Vec3x4 {
+        v.x * self.x_axis + v.y * self.y_axis + v.z * self.z_axis
+    }
+}
+
+/// Four unit quaternions (rotations), one per lane.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Quatx4 {
+    pub xyz: Vec3x4,
+    pub w: f32x4,
+}
+
+impl Quatx4 {
+    /// Lane l holds `lanes[l]`.
+    #[inline]
+    pub fn gather(lanes: [Quat; LANES]) -> Quatx4 {
+        Quatx4 {
+            xyz: Vec3x4::gather(lanes.map(|q| Vec3::new(q.x, q.y, q.z))),
+            w: f32x4::new(lanes.map(|q| q.w)),
+        }
+    }
+
+    /// Rotates v per lane: v + w·t + q×t with t = 2(q×v). The identity returns v exactly
+    /// (t = 0), so unturned bodies keep their arms bit for bit.
+    #[inline]
+    pub fn rotate(&self, v: Vec3x4) -> Vec3x4 {
+        let t = f32x4::splat(2.0) * self.xyz.cross(v);
+        v + self.w * t + self.xyz.cross(t)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lanes<T: Copy>(f: impl Fn(usize) -> T) -> [T; LANES] {
+        std::array::from_fn(f)
+    }
+
+    #[test]
+    fn lane_operations_match_glam_per_lane() {
+        let a = lanes(|l| Vec3::new(1.0 + l as f32, -2.0 * l as f32, 0.5));
+        let b = lanes(|l| Vec3::new(0.3, 1.0 - l as f32, 2.0 + l as f32));
+        let (wa, wb) = (Vec3x4::gather(a), Vec3x4::gather(b));
+        let dot = wa.dot(wb).to_array();
+        let cross = wa.cross(wb);
+        for l in 0..LANES {
+            assert_eq!(dot[l], a[l].dot(b[l]));
+            assert_eq!(cross.lane(l), a[l].cross(b[l]));
+            assert_eq!((wa + wb).lane(l), a[l] + b[l]);
+        }
+    }
+
+    #[test]
+    fn rotation_and_matrix_products_agree_with_glam() {
+        // Different rounding order from glam is allowed: the results agree to f32 precision,
+        // and the identity rotation returns the vector bit for bit.
+        let q = lanes(|l| {
+            Quat::from_axis_angle(Vec3::new(1.0, l as f32, 2.0).normalize(), 0.3 * l as f32)
+        });
+        let v = lanes(|l| Vec3::new(0.5, -1.0 + l as f32, 2.0));
+        let m = lanes(|l| {
+            Mat3::from_diagonal(Vec3::new(1.0, 2.0, 3.0 + l as f32))
+                + Mat3::from_cols_array(&[0.1; 9])
+        });
+        let rotated = Quatx4::gather(q).rotate(Vec3x4::gather(v));
+        let product = Mat3x4::gather(lanes(|l| &m[l])).mul_vec3(Vec3x4::gather(v));
+        for l in 0..LANES {
+            assert!((rotated.lane(l) - q[l] * v[l]).length() < 1e-6, "lane {l}");
+            assert!((product.lane(l) - m[l] * v[l]).length() < 1e-5, "lane {l}");
+        }
+        assert_eq!(rotated.lane(0), v[0]);
+    }
+}

@@ -111,6 +111,7 @@ impl super::world::StepScratch {
             let start = self.lanes.len();
             pack_colours(
                 &self.constraints,
+                &self.solver_bodies,
                 order,
                 &self.colour_ranges[group.colours.clone()],
                 group.overflow,

@@ -23,6 +23,7 @@
 //! push, as it often does for a cube straddling two others: 1.3 million extra solves in 35
 //! steps of the base-40 pyramid.)
 
+use super::simd::{f32x4, LANES};
 use crate::physics::narrow_phase::MAX_MANIFOLD_POINTS;
 
 const N: usize = MAX_MANIFOLD_POINTS;
@@ -38,6 +39,123 @@ pub(crate) struct CachedFactor {
     factor: Option<Factor>,
 }
 
+impl CachedFactor {
+    /// Factors the whole of `a` (its first `n` points) under `key` unless that is what it
+    /// holds. True when it changed.
+    pub fn refresh(&mut self, a: &[[f32; N]; N], n: usize, key: u32) -> bool {
+        if self.key == key {
+            return false;
+        }
+        let all: [usize; N] = std::array::from_fn(|i| i);
+        *self = CachedFactor {
+            key,
+            factor: Factor::new(a, &all[..n]),
+        };
+        true
+    }
+
+    /// True when it holds a factorisation (the matrix was positive definite).
+    pub fn is_valid(&self) -> bool {
+        self.factor.is_some()
+    }
+}
+
+/// The whole-block factorisations of four manifolds, one per lane, for the common case
+/// (every point pushing, see [`solve_lanes`]). A lane with fewer points, or none, is padded
+/// with the identity.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FactorLanes {
+    l: [f32x4; 6],
+    d: [f32x4; N],
+}
+
+impl Default for FactorLanes {
+    fn default() -> FactorLanes {
+        FactorLanes {
+            l: [f32x4::ZERO; 6],
+            d: [f32x4::ONE; N],
+        }
+    }
+}
+
+impl FactorLanes {
+    /// Copies lane `lane`'s factorisation from `cache` (the identity when it has none).
+    pub fn set_lane(&mut self, lane: usize, cache: &CachedFactor) {
+        let (l, d) = match cache.factor {
+            Some(f) => {
+                let d = std::array::from_fn(|j| if j < f.m { f.d[j] } else { 1.0 });
+                (f.l, d)
+            }
+            None => ([0.0; 6], [1.0; N]),
+        };
+        for (lanes, value) in self.l.iter_mut().zip(l) {
+            lanes.as_mut_array()[lane] = value;
+        }
+        for (lanes, value) in self.d.iter_mut().zip(d) {
+            lanes.as_mut_array()[lane] = value;
+        }
+    }
+
+    /// x ← A⁻¹·x in every lane, the operations of `Factor::substitute` in the same order
+    /// (the identity padding adds exact zeros), so each lane gets the scalar bits.
+    #[inline]
+    pub fn substitute(&self, x: &mut [f32x4; N]) {
+        for i in 1..N {
+            for k in 0..i {
+                x[i] -= self.l[lower(i, k)] * x[k];
+            }
+        }
+        for i in (0..N).rev() {
+            x[i] /= self.d[i];
+            for k in i + 1..N {
+                x[i] -= self.l[lower(k, i)] * x[k];
+            }
+        }
+    }
+}
+
+/// The common case of [`solve_block`] for four lanes at once: with every point active,
+/// Δ = A⁻¹·r from the cached factorisation. Returns, per lane, whether that is the answer
+/// `solve_block` would give (its first pivoting step: every Δ finite and no impulse driven
+/// negative); the others must be solved lane by lane. `candidate` marks lanes with a valid
+/// factorisation in `factors`.
+pub(crate) fn solve_lanes(
+    factors: &FactorLanes,
+    r: &[f32x4; N],
+    lambda: &[f32x4; N],
+    counts: [usize; LANES],
+    candidate: [bool; LANES],
+    delta: &mut [f32x4; N],
+) -> [bool; LANES] {
+    let mut x = *r;
+    factors.substitute(&mut x);
+    let mut solved = [false; LANES];
+    for (l, ok) in solved.iter_mut().enumerate() {
+        let n = counts[l];
+        if !candidate[l] {
+            continue;
+        }
+        *ok = (0..n).all(|j| {
+            let dj = x[j].as_array()[l];
+            dj.is_finite() && lambda[j].as_array()[l] + dj >= 0.0
+        });
+        if *ok {
+            for j in 0..n {
+                delta[j].as_mut_array()[l] = x[j].as_array()[l];
+            }
+        }
+    }
+    solved
+}
+
+/// Δ = 0 solves the block when nothing is pushing and nothing approaching (a contact that
+/// only touches, as between the neighbours of a row): λ + Δ = 0 and w = −r ≥ 0 meet every
+/// condition, and it is the unique solution.
+#[inline]
+pub(crate) fn resting_apart(r: &[f32; N], lambda: &[f32; N], n: usize) -> bool {
+    (0..n).all(|i| lambda[i] == 0.0 && r[i] <= 0.0)
+}
+
 /// Solves the block LCP above for the first `n` points and returns Δ (zero beyond `n`).
 /// `cache` holds the factorisation of the whole of `a` under `key` (see [`CachedFactor`]);
 /// it is refreshed when the key differs.
@@ -49,19 +167,10 @@ pub(crate) fn solve_block(
     cache: &mut CachedFactor,
     key: u32,
 ) -> [f32; N] {
-    // Nothing pushing and nothing approaching (a contact that only touches, as between the
-    // neighbours of a row): Δ = 0 meets every condition (λ + Δ = 0, w = −r ≥ 0), and it is
-    // the unique solution.
-    if (0..n).all(|i| lambda[i] == 0.0 && r[i] <= 0.0) {
+    if resting_apart(r, lambda, n) {
         return [0.0; N];
     }
-    if cache.key != key {
-        let all: [usize; N] = std::array::from_fn(|i| i);
-        *cache = CachedFactor {
-            key,
-            factor: Factor::new(a, &all[..n]),
-        };
-    }
+    cache.refresh(a, n, key);
     match cache
         .factor
         .and_then(|f| principal_pivoting(a, r, lambda, n, &f))

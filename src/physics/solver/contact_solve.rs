@@ -8,10 +8,10 @@
 //! anchors; its rows r×d are formed from the current arms, so a velocity along a direction
 //! is a few lane-wise products and an impulse three scaled additions per body.
 
-use super::block::solve_block;
+use super::block::{resting_apart, solve_block, solve_lanes};
 use super::body::SolverBody;
-use super::lanes::ConstraintLanes;
-use super::simd::{f32x4, Mat3x4, Quatx4, Vec3x4, LANES};
+use super::lanes::{BlockLane, ConstraintLanes};
+use super::simd::{f32x4, Quatx4, Vec3x4, LANES};
 use super::StepContext;
 use crate::physics::constants::RELAX_REGULARIZATION;
 use crate::physics::math::Vec3;
@@ -126,13 +126,11 @@ impl Shift {
             // Always so at the first sub-step, and when no lane has two dynamic bodies.
             return Shift::default();
         }
-        let inertia_a = Mat3x4::gather(c.body_a.map(|i| &bodies[i as usize].inv_inertia));
-        let inertia_b = Mat3x4::gather(c.body_b.map(|i| &bodies[i as usize].inv_inertia));
         let rows = c.directions().map(|d| s.cross(d));
         Shift {
             s,
-            turns_a: rows.map(|r| inertia_a.mul_vec3(r)),
-            turns_b: rows.map(|r| inertia_b.mul_vec3(r)),
+            turns_a: rows.map(|r| c.inv_inertia_a.mul_vec3(r)),
+            turns_b: rows.map(|r| c.inv_inertia_b.mul_vec3(r)),
         }
     }
 
@@ -300,33 +298,70 @@ fn solve_normal(
         };
         speculative[j] = separated.to_bitmask();
     }
-    let mut delta = [zero; MAX_MANIFOLD_POINTS];
+    // Each lane's block: its cached factorisation is refreshed when the pass's matrix
+    // changed (it depends on the pass and, in the biased pass, on which points are
+    // speculative: that is the key; speculative or not, a relax-pass entry is K_ii·(1 + ε)).
+    // A lane with nothing pushing or approaching keeps Δ = 0; the others try the common
+    // case, every point pushing, four lanes at once, and solve lane by lane if it fails.
+    let which = match pass {
+        Pass::Biased => 0,
+        Pass::Relax => 1,
+    };
+    let lambda = c.points.map(|p| p.normal_impulse);
+    let matrix = |block: &BlockLane, l: usize| {
+        let mut m = block.k;
+        for (j, row) in m.iter_mut().enumerate().take(block.count) {
+            row[j] = diagonal[j].as_array()[l];
+        }
+        m
+    };
+    let lane_of = |x: &[f32x4; MAX_MANIFOLD_POINTS], l: usize| x.map(|v| v.as_array()[l]);
+    let mut counts = [0; LANES];
+    let mut candidate = [false; LANES];
+    let mut apart = [false; LANES];
     for (l, block) in c.blocks.iter_mut().enumerate() {
         let n = block.count;
-        if n == 0 {
+        counts[l] = n;
+        apart[l] = n > 0 && resting_apart(&lane_of(&rhs, l), &lane_of(&lambda, l), n);
+        if n == 0 || apart[l] {
             continue;
         }
-        let mut matrix = block.k;
-        let mut lane_rhs = [0.0; MAX_MANIFOLD_POINTS];
-        let mut lambda = [0.0; MAX_MANIFOLD_POINTS];
-        for j in 0..n {
-            matrix[j][j] = diagonal[j].as_array()[l];
-            lane_rhs[j] = rhs[j].as_array()[l];
-            lambda[j] = c.points[j].normal_impulse.as_array()[l];
-        }
-        // The matrix depends on the pass and, in the biased pass, on which points are
-        // speculative: that is the key of its cached factorisation. Speculative or not, a
-        // relax-pass entry is K_ii·(1 + ε).
-        let (cache, key) = match pass {
-            Pass::Biased => {
-                let bits = (0..n).fold(0, |key, j| key | ((speculative[j] >> l) & 1) << (j + 1));
-                (&mut block.factors[0], 1 | bits)
-            }
-            Pass::Relax => (&mut block.factors[1], 1),
+        let key = match pass {
+            Pass::Biased => (0..n).fold(1, |key, j| key | ((speculative[j] >> l) & 1) << (j + 1)),
+            Pass::Relax => 1,
         };
-        let solved = solve_block(&matrix, &lane_rhs, &lambda, n, cache, key);
-        for j in 0..n {
-            delta[j].as_mut_array()[l] = solved[j];
+        if block.factors[which].key != key {
+            block.factors[which].refresh(&matrix(block, l), n, key);
+            c.factors[which].set_lane(l, &block.factors[which]);
+        }
+        candidate[l] = block.factors[which].is_valid();
+    }
+    let mut delta = [zero; MAX_MANIFOLD_POINTS];
+    let solved = solve_lanes(
+        &c.factors[which],
+        &rhs,
+        &lambda,
+        counts,
+        candidate,
+        &mut delta,
+    );
+    for (l, block) in c.blocks.iter_mut().enumerate() {
+        let n = block.count;
+        if n == 0 || apart[l] || solved[l] {
+            continue;
+        }
+        let (r, lambda_l) = (lane_of(&rhs, l), lane_of(&lambda, l));
+        let key = block.factors[which].key;
+        let lane_delta = solve_block(
+            &matrix(block, l),
+            &r,
+            &lambda_l,
+            n,
+            &mut block.factors[which],
+            key,
+        );
+        for (j, d) in lane_delta.into_iter().enumerate().take(n) {
+            delta[j].as_mut_array()[l] = d;
         }
     }
     // All the points' impulses at once: Σλ_i along n, and each body's turn Σλ_i·I⁻¹(r_i×n),
@@ -509,7 +544,7 @@ mod tests {
         let mut lanes: Vec<_> = (0..constraints.len() as u32)
             .map(|i| {
                 let mut group = ConstraintLanes::default();
-                group.pack(constraints, &[i]);
+                group.pack(constraints, bodies, &[i]);
                 group
             })
             .collect();
@@ -719,7 +754,7 @@ mod tests {
                 .iter()
                 .map(|indices| {
                     let mut group = ConstraintLanes::default();
-                    group.pack(&constraints, indices);
+                    group.pack(&constraints, &bodies, indices);
                     group
                 })
                 .collect();

@@ -12,9 +12,10 @@
 //! at zero and they move nothing. The angular rows r×d are not stored: the iterations form
 //! them from the current arms, which is cheaper than reading them back.
 
-use super::block::CachedFactor;
+use super::block::{CachedFactor, FactorLanes};
+use super::body::SolverBody;
 use super::constraint::ContactConstraint;
-use super::simd::{f32x4, Vec3x4, LANES};
+use super::simd::{f32x4, Mat3x4, Vec3x4, LANES};
 use crate::physics::math::{Mat3, Vec3};
 use crate::physics::narrow_phase::MAX_MANIFOLD_POINTS;
 
@@ -76,6 +77,9 @@ pub(crate) struct ConstraintLanes {
     pub body_b: [u32; LANES],
     pub inv_mass_a: f32x4,
     pub inv_mass_b: f32x4,
+    /// The bodies' world inverse inertias (fixed for the step).
+    pub inv_inertia_a: Mat3x4,
+    pub inv_inertia_b: Mat3x4,
     pub normal: Vec3x4,
     pub tangents: [Vec3x4; 2],
     pub friction: f32x4,
@@ -90,13 +94,21 @@ pub(crate) struct ConstraintLanes {
     pub any_rolling: bool,
     pub rolling: [RollingLane; LANES],
     pub blocks: [BlockLane; LANES],
+    /// The lanes' cached whole-block factorisations of the biased and the relax pass,
+    /// side by side (copies of `blocks[l].factors`).
+    pub factors: [FactorLanes; 2],
     pub points: [PointLanes; MAX_MANIFOLD_POINTS],
 }
 
 impl ConstraintLanes {
     /// Packs the constraints at `indices` (one to four) into these lanes, which must be
     /// empty (`Default`).
-    pub fn pack(&mut self, constraints: &[ContactConstraint], indices: &[u32]) {
+    pub fn pack(
+        &mut self,
+        constraints: &[ContactConstraint],
+        bodies: &[SolverBody],
+        indices: &[u32],
+    ) {
         debug_assert!(!indices.is_empty() && indices.len() <= LANES);
         self.constraints = [EMPTY; LANES];
         for (l, &index) in indices.iter().enumerate() {
@@ -106,6 +118,10 @@ impl ConstraintLanes {
             self.body_b[l] = c.body_b;
             self.inv_mass_a.as_mut_array()[l] = c.inv_mass_a;
             self.inv_mass_b.as_mut_array()[l] = c.inv_mass_b;
+            self.inv_inertia_a
+                .set_lane(l, &bodies[c.body_a as usize].inv_inertia);
+            self.inv_inertia_b
+                .set_lane(l, &bodies[c.body_b as usize].inv_inertia);
             self.normal.set_lane(l, c.normal);
             self.tangents[0].set_lane(l, c.tangents[0]);
             self.tangents[1].set_lane(l, c.tangents[1]);
@@ -176,6 +192,7 @@ impl ConstraintLanes {
 /// `overflow` is true (one constraint per group).
 pub(crate) fn pack_colours(
     constraints: &[ContactConstraint],
+    bodies: &[SolverBody],
     order: &[u32],
     colours: &[std::ops::Range<usize>],
     overflow: bool,
@@ -190,7 +207,7 @@ pub(crate) fn pack_colours(
         for chunk in order[range.clone()].chunks(width) {
             out.push(ConstraintLanes::default());
             if let Some(lanes) = out.last_mut() {
-                lanes.pack(constraints, chunk);
+                lanes.pack(constraints, bodies, chunk);
             }
         }
     }

@@ -154,14 +154,12 @@ pub(crate) struct Mat3x4 {
 }
 
 impl Mat3x4 {
-    /// Lane l holds `lanes[l]`.
+    /// Writes `m` into lane `l`.
     #[inline]
-    pub fn gather(lanes: [&Mat3; LANES]) -> Mat3x4 {
-        Mat3x4 {
-            x_axis: Vec3x4::gather(lanes.map(|m| m.x_axis)),
-            y_axis: Vec3x4::gather(lanes.map(|m| m.y_axis)),
-            z_axis: Vec3x4::gather(lanes.map(|m| m.z_axis)),
-        }
+    pub fn set_lane(&mut self, l: usize, m: &Mat3) {
+        self.x_axis.set_lane(l, m.x_axis);
+        self.y_axis.set_lane(l, m.y_axis);
+        self.z_axis.set_lane(l, m.z_axis);
     }
 
     /// M·v per lane, summed in the order glam's scalar `Mat3 * Vec3` uses.
@@ -232,7 +230,11 @@ mod tests {
                 + Mat3::from_cols_array(&[0.1; 9])
         });
         let rotated = Quatx4::gather(q).rotate(Vec3x4::gather(v));
-        let product = Mat3x4::gather(lanes(|l| &m[l])).mul_vec3(Vec3x4::gather(v));
+        let mut matrices = Mat3x4::default();
+        for (l, m) in m.iter().enumerate() {
+            matrices.set_lane(l, m);
+        }
+        let product = matrices.mul_vec3(Vec3x4::gather(v));
         for l in 0..LANES {
             assert!((rotated.lane(l) - q[l] * v[l]).length() < 1e-6, "lane {l}");
             assert!((product.lane(l) - m[l] * v[l]).length() < 1e-5, "lane {l}");

@@ -82,6 +82,12 @@
 //! exact but moves with the bodies' relative motion, which is the buckling feedback again
 //! (measured: the 20-stack fell at 12 s with a shared midpoint, held with separate anchors).
 //!
+//! **Colours and lanes.** The constraints are coloured so that no two of a colour move the
+//! same body ([`graph_colour`]), taking them from the lowest up so that a body's supports
+//! are solved before what it carries, and each colour is solved four constraints at a
+//! time, one per SIMD lane ([`lanes`], [`simd`]). Lanes never share a movable body, so the
+//! result is what solving the colour's constraints one by one gives, bit for bit.
+//!
 //! **Size.** Nothing in the solver has a length scale: the soft contact is set by a
 //! frequency, so a resting contact sinks by W·K_ii/ω², a depth set by gravity and the
 //! frequency alone (a body's weight W and its K_ii scale inversely). A stack of three 1 cm

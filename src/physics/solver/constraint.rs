@@ -1,7 +1,6 @@
 //! Contact manifolds turned into solver constraints: lever arms, the normal block's mass
 //! matrix, friction masses and warm-start impulses, built once per step.
 
-use super::block::CachedFactor;
 use super::body::SolverBody;
 use super::Softness;
 use crate::physics::collider::MixedMaterial;
@@ -75,9 +74,6 @@ pub(crate) struct ContactConstraint {
     pub shared_point: bool,
     /// K = J·M⁻¹·Jᵀ of the normal constraints, count × count (symmetric), 1/kg.
     pub normal_k: [[f32; MAX_MANIFOLD_POINTS]; MAX_MANIFOLD_POINTS],
-    /// The normal block's factorisation in the biased and in the relax pass (see
-    /// `solve_normal`).
-    pub factors: [CachedFactor; 2],
     pub points: [ConstraintPoint; MAX_MANIFOLD_POINTS],
     pub count: usize,
 }
@@ -193,7 +189,6 @@ impl ContactConstraint {
             bias_rate: shared.softness.bias_rate,
             shared_point: a.is_dynamic() && b.is_dynamic(),
             normal_k,
-            factors: Default::default(),
             points,
             count,
         }

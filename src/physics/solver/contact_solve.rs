@@ -114,13 +114,10 @@ struct Shift {
 }
 
 impl Shift {
+    /// The shift of lanes whose bodies moved apart by `moved` (Δx_b − Δx_a).
     #[inline]
-    fn current(c: &ConstraintLanes, bodies: &[SolverBody]) -> Shift {
-        let moved = |l: usize| {
-            bodies[c.body_b[l] as usize].delta_position
-                - bodies[c.body_a[l] as usize].delta_position
-        };
-        let half = f32x4::splat(0.5) * Vec3x4::gather(std::array::from_fn(moved));
+    fn current(c: &ConstraintLanes, moved: Vec3x4) -> Shift {
+        let half = f32x4::splat(0.5) * moved;
         let s = Vec3x4::select(c.shared_point, half, Vec3x4::ZERO);
         if s == Vec3x4::ZERO {
             // Always so at the first sub-step, and when no lane has two dynamic bodies.
@@ -173,8 +170,7 @@ impl Tracking {
         let a = c.body_a.map(|i| &bodies[i as usize]);
         let b = c.body_b.map(|i| &bodies[i as usize]);
         Tracking {
-            moved: Vec3x4::gather(b.map(|s| s.delta_position))
-                - Vec3x4::gather(a.map(|s| s.delta_position)),
+            moved: relative_motion(c, bodies),
             rotation_a: Quatx4::gather(a.map(|s| s.delta_rotation)),
             rotation_b: Quatx4::gather(b.map(|s| s.delta_rotation)),
         }
@@ -188,11 +184,19 @@ impl Tracking {
     }
 }
 
+/// Δx_b − Δx_a of every lane's bodies since the step start.
+#[inline]
+fn relative_motion(c: &ConstraintLanes, bodies: &[SolverBody]) -> Vec3x4 {
+    let delta =
+        |index: &[u32; LANES]| Vec3x4::gather(index.map(|i| bodies[i as usize].delta_position));
+    delta(&c.body_b) - delta(&c.body_a)
+}
+
 /// Applies the accumulated impulses at the current arms.
 pub(crate) fn warm_start(bodies: &mut [SolverBody], lanes: &mut [ConstraintLanes]) {
     for c in lanes.iter_mut() {
         let mut v = Velocities::load(bodies, c);
-        let shift = Shift::current(c, bodies);
+        let shift = Shift::current(c, relative_motion(c, bodies));
         let directions = c.directions();
         let masses = (c.inv_mass_a, c.inv_mass_b);
         for p in &c.points[..c.count] {
@@ -226,8 +230,8 @@ pub(crate) fn solve_contacts(
 ) {
     for c in lanes.iter_mut() {
         let mut v = Velocities::load(bodies, c);
-        let shift = Shift::current(c, bodies);
         let tracking = Tracking::current(c, bodies);
+        let shift = Shift::current(c, tracking.moved);
         match pass {
             Pass::Biased => {
                 solve_friction(c, &shift, &mut v);
@@ -307,7 +311,7 @@ fn solve_normal(
         Pass::Biased => 0,
         Pass::Relax => 1,
     };
-    let lambda = c.points.map(|p| p.normal_impulse);
+    let lambda: [f32x4; MAX_MANIFOLD_POINTS] = std::array::from_fn(|j| c.points[j].normal_impulse);
     let matrix = |block: &BlockLane, l: usize| {
         let mut m = block.k;
         for (j, row) in m.iter_mut().enumerate().take(block.count) {
@@ -493,7 +497,7 @@ pub(crate) fn apply_restitution(
             continue;
         }
         let mut v = Velocities::load(bodies, c);
-        let shift = Shift::current(c, bodies);
+        let shift = Shift::current(c, relative_motion(c, bodies));
         let (normal, e) = (c.normal, c.restitution);
         let masses = (c.inv_mass_a, c.inv_mass_b);
         for p in &mut c.points[..c.count] {

@@ -96,8 +96,12 @@ mod tests {
         )
     }
 
-    fn in_order(n: usize) -> Vec<u32> {
-        (0..n as u32).collect()
+    /// The colours of `constraints` taken in index order.
+    fn colour_in_order(constraints: &[ContactConstraint], body_count: usize) -> Vec<u8> {
+        let order: Vec<u32> = (0..constraints.len() as u32).collect();
+        let mut colours = Vec::new();
+        ConstraintGraph::default().colour(constraints, &order, body_count, &mut colours);
+        colours
     }
 
     /// No colour holds two constraints that move the same body.
@@ -133,13 +137,7 @@ mod tests {
         bodies.extend((0..5).map(|_| SolverBody::unit_cube(Vec3::ZERO)));
         let mut constraints: Vec<_> = (1..5).map(|i| constraint(&bodies, i, i + 1)).collect();
         constraints.extend((1..=5).map(|i| constraint(&bodies, 0, i)));
-        let mut colours = Vec::new();
-        ConstraintGraph::default().colour(
-            &constraints,
-            &in_order(constraints.len()),
-            bodies.len(),
-            &mut colours,
-        );
+        let colours = colour_in_order(&constraints, bodies.len());
         assert_eq!(&colours[..4], &[0, 1, 0, 1]);
         // Body 1 has colour 0, bodies 2..4 colours 0 and 1, body 5 colour 1.
         assert_eq!(&colours[4..], &[1, 2, 2, 2, 0]);
@@ -157,13 +155,7 @@ mod tests {
         let constraints: Vec<_> = (2..=n as u32 + 1)
             .map(|i| constraint(&bodies, 1, i))
             .collect();
-        let mut colours = Vec::new();
-        ConstraintGraph::default().colour(
-            &constraints,
-            &in_order(constraints.len()),
-            bodies.len(),
-            &mut colours,
-        );
+        let colours = colour_in_order(&constraints, bodies.len());
         let expected: Vec<u8> = (0..n).map(|i| i.min(OVERFLOW) as u8).collect();
         assert_eq!(colours, expected);
         assert_independent(&constraints, &colours);

@@ -142,7 +142,7 @@ impl ConstraintLanes {
             }
             self.blocks[l] = BlockLane {
                 k: c.normal_k,
-                factors: c.factors,
+                factors: Default::default(),
                 count: c.count,
             };
             for (j, p) in c.points[..c.count].iter().enumerate() {

@@ -100,8 +100,6 @@ impl Manifold {
 pub struct Scratch {
     pub(crate) polygon: Vec<clip::ClipVertex>,
     pub(crate) clipped: Vec<clip::ClipVertex>,
-    /// The incident face before clipping.
-    pub(crate) incident: Vec<clip::ClipVertex>,
     pub(crate) points: Vec<ManifoldPoint>,
     pub(crate) epa: epa::EpaScratch,
 }

@@ -323,7 +323,12 @@ fn query_edges(
 /// SAT queries compute). The facet normals are A's face normals, B's negated face normals
 /// and the Minkowski-face edge axes, so this is one more pass over the same candidates as the
 /// SAT; only called when clipping lost the deepest part of the overlap.
-fn push_along(a: &PolyView, b: &PolyView, b_in_a: &Isometry, n: Vec3) -> (f32, Vec3, Vec3) {
+pub(super) fn push_along(
+    a: &PolyView,
+    b: &PolyView,
+    b_in_a: &Isometry,
+    n: Vec3,
+) -> (f32, Vec3, Vec3) {
     // Axes this close to perpendicular to n bound the push by more than any shape here.
     const MIN_COSINE: f32 = 1.0e-4;
     let mut best = (f32::MAX, Vec3::ZERO, Vec3::ZERO);
@@ -386,7 +391,6 @@ pub fn face_contact(
     let deepest = inc.support_vertex(-n_in_inc);
     let inc_face = inc.incident_face_at(deepest, n_in_inc);
     inc.face_polygon(inc_face, inc_in_ref, &mut scratch.polygon);
-    scratch.incident.clone_from(&scratch.polygon);
 
     // Clip by the side plane through every edge of the reference face.
     reference.for_each_side_plane(ref_face, |side, offset, edge_id| {
@@ -400,6 +404,59 @@ pub fn face_contact(
         std::mem::swap(&mut scratch.polygon, &mut scratch.clipped);
     });
 
+    let deepest_point = inc_in_ref.transform_point(inc.vertex(deepest));
+    let ids = FaceIds {
+        salt: id_salt,
+        reference: ref_face as u32,
+        incident: inc_face as u32,
+        deepest: deepest as u32,
+    };
+    let plane = (n, d);
+    let views = (reference, inc);
+    let no_bound = || f32::MAX;
+    finish_face_contact(
+        views,
+        inc_in_ref,
+        plane,
+        deepest_point,
+        ids,
+        no_bound,
+        margin,
+        scratch,
+        out,
+    );
+}
+
+/// The feature numbers a face contact's point ids are made from.
+pub(super) struct FaceIds {
+    /// 0 when A's face is the reference, 1 when B's.
+    pub salt: u32,
+    /// The reference face.
+    pub reference: u32,
+    /// The incident face.
+    pub incident: u32,
+    /// The incident polytope's deepest vertex along the normal.
+    pub deepest: u32,
+}
+
+/// The end of a face contact: keeps the clipped incident polygon's vertices
+/// (`scratch.polygon`, reference frame) that lie within `margin` of the reference face's
+/// plane (n · x = d), adds the exact push when clipping lost the deepest part of the overlap
+/// (`deepest_point`: the incident polytope's deepest vertex along n), and reduces to four.
+/// `push_bound()` is a cheap upper bound on that push (boxes: exact), or `f32::MAX`; the full
+/// search for the push runs only when the bound leaves it deeper than the kept points.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn finish_face_contact(
+    (reference, inc): (&PolyView, &PolyView),
+    inc_in_ref: &Isometry,
+    (n, d): (Vec3, f32),
+    deepest_point: Vec3,
+    ids: FaceIds,
+    push_bound: impl FnOnce() -> f32,
+    margin: f32,
+    scratch: &mut Scratch,
+    out: &mut Manifold,
+) {
     scratch.points.clear();
     for v in &scratch.polygon {
         let separation = n.dot(v.point) - d;
@@ -408,7 +465,7 @@ pub fn face_contact(
                 point_a: v.point - n * separation,
                 point_b: v.point,
                 depth: -separation,
-                id: feature_id(&[id_salt, ref_face as u32, inc_face as u32, v.id]),
+                id: feature_id(&[ids.salt, ids.reference, ids.incident, v.id]),
             });
         }
     }
@@ -426,15 +483,16 @@ pub fn face_contact(
         .iter()
         .map(|p| p.depth)
         .fold(f32::MIN, f32::max);
-    let deepest_overlap = d - n.dot(inc_in_ref.transform_point(inc.vertex(deepest)));
-    if !scratch.points.is_empty() && deepest_overlap > deepest_kept + CLIPPED_DEEPEST_TOLERANCE {
+    let deepest_overlap = d - n.dot(deepest_point);
+    let deeper = |push: f32| push > deepest_kept + CLIPPED_DEEPEST_TOLERANCE;
+    if !scratch.points.is_empty() && deeper(deepest_overlap) && deeper(push_bound()) {
         let (push, point_a, point_b) = push_along(reference, inc, inc_in_ref, n);
-        if push > deepest_kept + CLIPPED_DEEPEST_TOLERANCE {
+        if deeper(push) {
             scratch.points.push(ManifoldPoint {
                 point_a,
                 point_b,
                 depth: push,
-                id: feature_id(&[id_salt, 0xDEE9, ref_face as u32, deepest as u32]),
+                id: feature_id(&[ids.salt, 0xDEE9, ids.reference, ids.deepest]),
             });
         }
     }
@@ -534,7 +592,26 @@ pub fn polytope_polytope(
     let edge_fallback = has_edge.then_some((edge.0, |out: &mut Manifold| {
         edge_contact(a, b, b_in_a, edge, out)
     }));
-    face_fallback(a, b, b_in_a, faces, edge_fallback, margin, scratch, out);
+    let clip_face = |on_b: bool, scratch: &mut Scratch, out: &mut Manifold| {
+        if on_b {
+            face_contact(b, a, &a_in_b, faces.b.1, margin, 1, scratch, out);
+            out.transform(b_in_a);
+            out.flip();
+        } else {
+            face_contact(a, b, b_in_a, faces.a.1, margin, 0, scratch, out);
+        }
+    };
+    face_fallback(
+        a,
+        b,
+        b_in_a,
+        faces,
+        edge_fallback,
+        clip_face,
+        margin,
+        scratch,
+        out,
+    );
 }
 
 /// The best face of each polytope: (separation, face index), and which one is the
@@ -560,6 +637,8 @@ pub struct FaceQueries {
 ///   the preferred face's normal (exactly that axis's depth).
 ///
 /// `edge` is the edge axis's separation and a function writing its contact, in A's frame.
+/// `clip_face(on_b, scratch, out)` writes the face contact on A's face (`on_b` false) or
+/// B's (`on_b` true) into `out`, in A's frame; boxes pass their own, hulls [`face_contact`].
 #[allow(clippy::too_many_arguments)]
 pub fn face_fallback(
     a: &PolyView,
@@ -567,19 +646,14 @@ pub fn face_fallback(
     b_in_a: &Isometry,
     faces: FaceQueries,
     edge: Option<(f32, impl FnOnce(&mut Manifold))>,
+    clip_face: impl Fn(bool, &mut Scratch, &mut Manifold),
     margin: f32,
     scratch: &mut Scratch,
     out: &mut Manifold,
 ) {
     let a_in_b = b_in_a.inverse();
-    let on_b = |scratch: &mut Scratch, out: &mut Manifold| {
-        face_contact(b, a, &a_in_b, faces.b.1, margin, 1, scratch, out);
-        out.transform(b_in_a);
-        out.flip();
-    };
-    let on_a = |scratch: &mut Scratch, out: &mut Manifold| {
-        face_contact(a, b, b_in_a, faces.a.1, margin, 0, scratch, out);
-    };
+    let on_b = |scratch: &mut Scratch, out: &mut Manifold| clip_face(true, scratch, out);
+    let on_a = |scratch: &mut Scratch, out: &mut Manifold| clip_face(false, scratch, out);
     let edge_separation = edge.as_ref().map_or(f32::MIN, |e| e.0);
     let separation = faces.a.0.max(faces.b.0).max(edge_separation);
     // A face's points are at most as deep as its axis overlaps (−its separation). When the

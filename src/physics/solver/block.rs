@@ -37,6 +37,12 @@ pub(crate) struct CachedFactor {
     pub key: u32,
     /// `None` when that matrix is not positive definite.
     factor: Option<Factor>,
+    /// The points the last pivoting ended with pushing (bit per point; `None`: not solved
+    /// yet, start from all of them), and the factorisation of the last proper subset it
+    /// solved with. A manifold with a corner lifted off keeps that set from pass to pass,
+    /// so pivoting starts there and takes one solve with a factorisation it already has.
+    last_active: Option<u8>,
+    subset: Option<(u8, Factor)>,
 }
 
 impl CachedFactor {
@@ -50,6 +56,8 @@ impl CachedFactor {
         *self = CachedFactor {
             key,
             factor: Factor::new(a, &all[..n]),
+            last_active: None,
+            subset: None,
         };
         true
     }
@@ -173,7 +181,7 @@ pub(crate) fn solve_block(
     cache.refresh(a, n, key);
     match cache
         .factor
-        .and_then(|f| principal_pivoting(a, r, lambda, n, &f))
+        .and_then(|f| principal_pivoting(a, r, lambda, n, &f, cache))
     {
         Some(delta) if finite(&delta) => return delta,
         _ => {}
@@ -184,32 +192,47 @@ pub(crate) fn solve_block(
     }
 }
 
-/// Murty's principal pivoting with the least-index rule: start with every point active;
+/// Murty's principal pivoting with the least-index rule: start with the points that pushed
+/// at the end of the last solve of this block in the step (every point the first time);
 /// solve; toggle the first point that breaks a condition (an active one whose impulse went
 /// negative leaves, an inactive one still approaching joins); repeat. For a positive
-/// definite A it reaches the unique solution in finitely many steps; a resting face takes
-/// one solve (with `all`, the factorisation of the whole block), and a point that lifts off
-/// one or two more. `None` when a solve is singular or it has not settled within 2ⁿ steps.
+/// definite A (a P-matrix) it reaches the unique solution in finitely many steps from any
+/// start; a resting face takes one solve (with `all`, the factorisation of the whole
+/// block), a point that lifts off one or two more the first time and one after. `None`
+/// when a solve is singular or it has not settled within 2ⁿ steps.
 fn principal_pivoting(
     a: &[[f32; N]; N],
     r: &[f32; N],
     lambda: &[f32; N],
     n: usize,
     all: &Factor,
+    cache: &mut CachedFactor,
 ) -> Option<[f32; N]> {
-    let mut active = [false; N];
-    active[..n].fill(true);
-    for step in 0..1 << n {
+    let everyone = (1u8 << n) - 1;
+    let mut mask = cache.last_active.unwrap_or(everyone);
+    for _ in 0..1 << n {
+        let active: [bool; N] = std::array::from_fn(|i| mask & (1 << i) != 0);
         let mut delta: [f32; N] =
             std::array::from_fn(|i| if i < n && !active[i] { -lambda[i] } else { 0.0 });
-        let solved = if step == 0 {
+        let solved = if mask == everyone {
             // Every point active: Δ = A⁻¹·r.
             let mut x = *r;
             all.substitute(&mut x);
             delta[..n].copy_from_slice(&x[..n]);
             x[..n].iter().all(|v| v.is_finite())
         } else {
-            solve_active(a, r, &active, n, &mut delta)
+            let factor = match cache.subset {
+                Some((m, f)) if m == mask => Some(f),
+                _ => Factor::new(
+                    a,
+                    &active_points(&active, n).0[..mask.count_ones() as usize],
+                ),
+            };
+            let Some(factor) = factor else {
+                return None;
+            };
+            cache.subset = Some((mask, factor));
+            solve_with(a, r, &active, n, &factor, &mut delta)
         };
         if !solved {
             return None;
@@ -222,8 +245,11 @@ fn principal_pivoting(
             }
         });
         match broken {
-            None => return Some(delta),
-            Some(i) => active[i] = !active[i],
+            None => {
+                cache.last_active = Some(mask);
+                return Some(delta);
+            }
+            Some(i) => mask ^= 1 << i,
         }
     }
     None
@@ -293,18 +319,37 @@ fn solve_active(
     n: usize,
     delta: &mut [f32; N],
 ) -> bool {
+    let (idx, m) = active_points(active, n);
+    match Factor::new(a, &idx[..m]) {
+        Some(factor) => solve_with(a, r, active, n, &factor, delta),
+        None => false,
+    }
+}
+
+/// The indices of the active points among the first `n`, and how many there are.
+fn active_points(active: &[bool; N], n: usize) -> ([usize; N], usize) {
     let mut idx = [0usize; N];
     let mut m = 0;
     for (i, _) in active[..n].iter().enumerate().filter(|(_, &on)| on) {
         idx[m] = i;
         m += 1;
     }
+    (idx, m)
+}
+
+/// [`solve_active`] with the active points' factorisation already made.
+fn solve_with(
+    a: &[[f32; N]; N],
+    r: &[f32; N],
+    active: &[bool; N],
+    n: usize,
+    factor: &Factor,
+    delta: &mut [f32; N],
+) -> bool {
+    let (idx, m) = active_points(active, n);
     if m == 0 {
         return true;
     }
-    let Some(factor) = Factor::new(a, &idx[..m]) else {
-        return false;
-    };
     let mut x = [0.0f32; N];
     for (row, &i) in idx[..m].iter().enumerate() {
         let mut rhs = r[i];
@@ -470,11 +515,22 @@ mod tests {
             // Pivoting reaches the LCP's unique solution by itself (no fallback), the same
             // one the brute-force enumeration of all 16 subsets finds.
             let all = Factor::new(&a, &[0, 1, 2, 3]).expect("positive definite");
-            let pivoted = principal_pivoting(&a, &r, &lambda, N, &all).expect("pivoting settles");
+            let mut cache = CachedFactor::default();
+            let pivoted =
+                principal_pivoting(&a, &r, &lambda, N, &all, &mut cache).expect("settles");
             let reference = enumerate(&a, &r, &lambda, N).expect("a subset solves");
             for i in 0..N {
                 let scale = 1.0 + reference[i].abs();
                 assert!((pivoted[i] - reference[i]).abs() < 1e-3 * scale);
+            }
+            // Again with another right-hand side, starting from where the first one ended
+            // (as the next pass does): the same unique solution as a search from scratch.
+            let r: [f32; N] = std::array::from_fn(|_| next());
+            let warm = principal_pivoting(&a, &r, &lambda, N, &all, &mut cache).expect("settles");
+            let reference = enumerate(&a, &r, &lambda, N).expect("a subset solves");
+            for i in 0..N {
+                let scale = 1.0 + reference[i].abs();
+                assert!((warm[i] - reference[i]).abs() < 1e-3 * scale);
             }
         }
     }
@@ -499,7 +555,8 @@ mod tests {
         }
         let r = [1.0; N];
         let all = Factor::new(&a, &[0, 1, 2, 3]).expect("positive definite");
-        let d = principal_pivoting(&a, &r, &[0.0; N], N, &all).expect("settles");
+        let mut cache = CachedFactor::default();
+        let d = principal_pivoting(&a, &r, &[0.0; N], N, &all, &mut cache).expect("settles");
         for v in d {
             assert!((v - 0.25).abs() < 1e-3, "{d:?}");
         }

@@ -228,9 +228,7 @@ fn principal_pivoting(
                     &active_points(&active, n).0[..mask.count_ones() as usize],
                 ),
             };
-            let Some(factor) = factor else {
-                return None;
-            };
+            let factor = factor?;
             cache.subset = Some((mask, factor));
             solve_with(a, r, &active, n, &factor, &mut delta)
         };

@@ -219,7 +219,7 @@ pub fn bench(path: &Path, steps: u64, warmup: u64) -> Result<(), CliError> {
     }
     let mut totals = Vec::with_capacity(steps as usize);
     let mut phases = [0.0f64; 5];
-    let mut counters = [0.0f64; 6];
+    let mut counters = [0.0f64; 8];
     for _ in 0..steps {
         let t = Instant::now();
         scene.world.step(scene.timestep);
@@ -242,6 +242,8 @@ pub fn bench(path: &Path, steps: u64, warmup: u64) -> Result<(), CliError> {
             c.manifolds,
             c.contact_points,
             c.islands,
+            c.pair_tests,
+            c.manifolds_reused,
         ]) {
             *acc += v as f64 / steps as f64;
         }
@@ -259,6 +261,7 @@ pub fn bench(path: &Path, steps: u64, warmup: u64) -> Result<(), CliError> {
         "counter_means": {
             "bodies": counters[0], "awake_bodies": counters[1], "pairs": counters[2],
             "manifolds": counters[3], "contact_points": counters[4], "islands": counters[5],
+            "pair_tests": counters[6], "manifolds_reused": counters[7],
         },
     });
     let text =

@@ -402,8 +402,16 @@ fn stats(ui: &mut Ui, sandbox: &Sandbox, view: &View) {
             ));
             let c = sandbox.world.counters();
             ui.label(format!(
-                "bodies {}   awake {}   islands {}\npairs {}   touching {}   contact points {}",
-                c.bodies, c.awake_bodies, c.islands, c.pairs, c.manifolds, c.contact_points
+                "bodies {}   awake {}   islands {}\npairs {}   touching {}   contact points {}\n\
+                 pairs tested {}   manifolds reused {}",
+                c.bodies,
+                c.awake_bodies,
+                c.islands,
+                c.pairs,
+                c.manifolds,
+                c.contact_points,
+                c.pair_tests,
+                c.manifolds_reused
             ));
             if c.frozen_bodies > 0 {
                 ui.label(

@@ -12,8 +12,10 @@ use super::body::NULL;
 use super::broad_phase::DeterministicBuildHasher;
 use super::collider::MixedMaterial;
 use super::constants::CONTACT_MATCH_DISTANCE;
-use super::math::Vec3;
-use super::narrow_phase::{ManifoldPoint, MAX_MANIFOLD_POINTS};
+use super::constants::{MANIFOLD_REUSE_DISTANCE, MANIFOLD_REUSE_FRACTION};
+use super::math::{Isometry, Vec3};
+use super::narrow_phase::{Manifold, ManifoldPoint, MAX_MANIFOLD_POINTS};
+use super::shape::{Shape, ShapeKind};
 
 /// A hash map with deterministic hashing (std's default hasher is seeded per process).
 pub type DeterministicMap<K, V> = HashMap<K, V, DeterministicBuildHasher>;
@@ -60,6 +62,104 @@ impl ContactPoint {
     }
 }
 
+/// The last collision test of a contact, in its colliders' own frames, so it can be reused
+/// while the pair has barely moved relative to each other (see
+/// [`MANIFOLD_REUSE_DISTANCE`]).
+///
+/// ```text
+/// B's material point x (B's frame) sits at R·x + t in A's frame, with (R, t) = B in A.
+/// Since the test it has moved by (ΔR − I)·R₀·x + Δt:  |Δ| ≤ θ·|x| + |Δt| ≤ θ·reach_B + |Δt|
+/// θ = the angle of ΔR = 2·asin|Δq.xyz| ≤ π·|Δq.xyz|
+/// ```
+/// Reused, each point keeps its place on both bodies (A's point in A's frame, B's in B's),
+/// and its depth is measured again along the normal, which turns with A.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ManifoldCache {
+    /// B's collider in A's collider frame at the test.
+    b_in_a: Isometry,
+    /// The speculative margin of the test, m.
+    margin: f32,
+    /// How far any point may move before the test is run again, m.
+    limit: f32,
+    /// The farthest point of B's shape from its origin, m.
+    reach_b: f32,
+    /// The normal, A's frame.
+    normal: Vec3,
+    /// Each point on A (A's frame), on B (B's frame), and its feature id.
+    points: [(Vec3, Vec3, u32); MAX_MANIFOLD_POINTS],
+    count: usize,
+}
+
+impl ManifoldCache {
+    /// Keeps `manifold` (world space), computed for colliders at `pose_a` and `pose_b` with
+    /// `margin`; `None` for pairs with a plane (cheap to test, and unbounded).
+    pub(crate) fn new(
+        (shape_a, pose_a): (&Shape, &Isometry),
+        (shape_b, pose_b): (&Shape, &Isometry),
+        margin: f32,
+        manifold: &Manifold,
+    ) -> Option<ManifoldCache> {
+        if shape_a.kind() == ShapeKind::Plane || shape_b.kind() == ShapeKind::Plane {
+            return None;
+        }
+        let feature = shape_a.feature_size().min(shape_b.feature_size());
+        let aabb_b = shape_b.local_aabb();
+        let mut points = [(Vec3::ZERO, Vec3::ZERO, 0); MAX_MANIFOLD_POINTS];
+        for (slot, p) in points.iter_mut().zip(manifold.points()) {
+            *slot = (
+                pose_a.inverse_transform_point(p.point_a),
+                pose_b.inverse_transform_point(p.point_b),
+                p.id,
+            );
+        }
+        Some(ManifoldCache {
+            b_in_a: pose_a.inv_mul(pose_b),
+            margin,
+            limit: MANIFOLD_REUSE_DISTANCE.min(MANIFOLD_REUSE_FRACTION * feature),
+            reach_b: (aabb_b.center().abs() + aabb_b.half_extents()).length(),
+            normal: pose_a.inverse_transform_vector(manifold.normal),
+            points,
+            count: manifold.count,
+        })
+    }
+
+    /// Whether the test still holds for B now at `b_in_a` with the speculative `margin`: no
+    /// point moved past the limit, and the margin has not grown past the test's by more
+    /// than that (a point it left out would be at least margin − limit away).
+    pub(crate) fn holds(&self, b_in_a: &Isometry, margin: f32) -> bool {
+        let moved = (b_in_a.translation - self.b_in_a.translation).length();
+        let turn = (self.b_in_a.rotation.inverse() * b_in_a.rotation)
+            .xyz()
+            .length();
+        let bound = moved + std::f32::consts::PI * turn * self.reach_b;
+        bound <= self.limit && margin <= self.margin + self.limit
+    }
+
+    /// The manifold now, in world space, for colliders at `pose_a` and `pose_b`: the cached
+    /// points moved with their bodies, each depth measured again, points farther apart than
+    /// `margin` left out.
+    pub(crate) fn manifold(&self, pose_a: &Isometry, pose_b: &Isometry, margin: f32) -> Manifold {
+        let mut out = Manifold {
+            normal: pose_a.transform_vector(self.normal),
+            ..Manifold::default()
+        };
+        for &(local_a, local_b, id) in &self.points[..self.count] {
+            let point_a = pose_a.transform_point(local_a);
+            let point_b = pose_b.transform_point(local_b);
+            let depth = (point_a - point_b).dot(out.normal);
+            if depth >= -margin {
+                out.push(ManifoldPoint {
+                    point_a,
+                    point_b,
+                    depth,
+                    id,
+                });
+            }
+        }
+        out
+    }
+}
+
 /// Links of one side of a contact in its body's contact list.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ContactEdge {
@@ -86,6 +186,8 @@ pub struct Contact {
     pub(crate) rolling_impulse: Vec3,
     /// Has manifold points this step.
     pub(crate) touching: bool,
+    /// The manifold of the last collision test, kept for reuse while the pair barely moves.
+    pub(crate) cache: Option<ManifoldCache>,
     /// Index of this contact in the dense list of live contacts.
     pub(crate) dense_index: u32,
     /// False for free slots.
@@ -257,6 +359,7 @@ impl ContactSet {
             material,
             rolling_impulse: Vec3::ZERO,
             touching: false,
+            cache: None,
             dense_index: self.active.len() as u32,
             alive: true,
         };

@@ -61,6 +61,10 @@ pub struct StepCounters {
     pub manifolds: usize,
     /// Manifold points.
     pub contact_points: usize,
+    /// Pairs whose shapes were tested by the narrow phase this step.
+    pub pair_tests: usize,
+    /// Pairs whose kept manifold was reused instead (they had barely moved).
+    pub manifolds_reused: usize,
     /// Awake islands built this step.
     pub islands: usize,
     /// Contact constraints solved.

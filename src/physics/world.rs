@@ -73,6 +73,10 @@ pub struct WorldSettings {
     pub restitution_threshold: f32,
     /// Broad phase algorithm.
     pub broad_phase: BroadPhaseKind,
+    /// Reuse a contact's manifold while its pair has barely moved (see
+    /// [`MANIFOLD_REUSE_DISTANCE`](super::constants::MANIFOLD_REUSE_DISTANCE)); off, every
+    /// touching pair is tested every step.
+    pub reuse_manifolds: bool,
 }
 
 impl Default for WorldSettings {
@@ -89,6 +93,7 @@ impl Default for WorldSettings {
             max_push_velocity: DEFAULT_MAX_PUSH_VELOCITY,
             restitution_threshold: DEFAULT_RESTITUTION_THRESHOLD,
             broad_phase: BroadPhaseKind::DynamicTree,
+            reuse_manifolds: true,
         }
     }
 }
@@ -387,6 +392,8 @@ impl World {
         self.step_count += 1;
         self.time += dt as f64;
         self.counters.islands = 0;
+        self.counters.pair_tests = 0;
+        self.counters.manifolds_reused = 0;
         self.count_sizes(frozen);
         self.profile.total_ms = start.elapsed_ms();
     }

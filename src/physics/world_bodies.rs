@@ -612,6 +612,7 @@ impl World {
             c.local_pose = Isometry::new(local_pose.translation, local_pose.rotation.normalize());
         }
         self.sync_body_colliders(body);
+        self.forget_manifolds(body);
         self.update_mass(body);
         self.wake_touching(body);
         self.wake_body_index(body);

@@ -5,7 +5,7 @@
 use super::body::{Body, BodyType, NULL};
 use super::collider::{Collider, MixedMaterial};
 use super::constants::{MAX_SPECULATIVE_DISTANCE, SPECULATIVE_DISTANCE};
-use super::contact::{Contact, ContactEdge};
+use super::contact::{Contact, ContactEdge, ManifoldCache};
 use super::handle::{Arena, Handle};
 use super::narrow_phase::collide;
 use super::world::{ContactPair, World};
@@ -120,6 +120,16 @@ impl World {
         }
     }
 
+    /// Drops the kept manifolds of a body's contacts (its shape changed), so the next step
+    /// tests them again.
+    pub(crate) fn forget_manifolds(&mut self, body: u32) {
+        let mut ids = Vec::new();
+        self.body_contacts(body, &mut ids);
+        for id in ids {
+            self.contacts.slots[id as usize].cache = None;
+        }
+    }
+
     /// Phase 2: recomputes the manifold of every contact with an awake body.
     pub(crate) fn update_contacts(&mut self, dt: f32) {
         self.scratch.to_destroy.clear();
@@ -133,6 +143,8 @@ impl World {
             events,
             ..
         } = self;
+        let reuse_manifolds = self.settings.reuse_manifolds;
+        let (mut tests, mut reused) = (0, 0);
         for &id in &contacts.active {
             let contact = &mut contacts.slots[id as usize];
             let (Some(col_a), Some(col_b)) = (
@@ -165,14 +177,24 @@ impl World {
                 + spin_reach(body_a, col_a)
                 + spin_reach(body_b, col_b);
             let margin = (SPECULATIVE_DISTANCE + closing * dt).min(MAX_SPECULATIVE_DISTANCE);
-            let manifold = collide(
-                &col_a.shape,
-                &col_a.world_pose,
-                &col_b.shape,
-                &col_b.world_pose,
-                margin,
-                &mut scratch.narrow,
-            );
+            let (pose_a, pose_b) = (&col_a.world_pose, &col_b.world_pose);
+            let cached = contact
+                .cache
+                .as_ref()
+                .filter(|cache| reuse_manifolds && cache.holds(&pose_a.inv_mul(pose_b), margin));
+            let manifold = match cached {
+                Some(cache) => {
+                    reused += 1;
+                    cache.manifold(pose_a, pose_b, margin)
+                }
+                None => {
+                    tests += 1;
+                    let (a, b) = ((&col_a.shape, pose_a), (&col_b.shape, pose_b));
+                    let manifold = collide(a.0, a.1, b.0, b.1, margin, &mut scratch.narrow);
+                    contact.cache = ManifoldCache::new(a, b, margin, &manifold);
+                    manifold
+                }
+            };
             let was_touching = contact.touching;
             contact.update_points(manifold.normal, manifold.points());
             contact.touching = manifold.count > 0;
@@ -196,6 +218,8 @@ impl World {
                 }
             }
         }
+        self.counters.pair_tests = tests;
+        self.counters.manifolds_reused = reused;
         let to_destroy = std::mem::take(&mut self.scratch.to_destroy);
         for &id in &to_destroy {
             self.destroy_contact(id);

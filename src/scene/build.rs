@@ -222,6 +222,7 @@ fn settings(s: &SettingsDesc) -> Result<(WorldSettings, f32), String> {
             BroadPhaseDesc::DynamicTree => BroadPhaseKind::DynamicTree,
             BroadPhaseDesc::BruteForce => BroadPhaseKind::BruteForce,
         },
+        ..WorldSettings::default()
     };
     Ok((world, timestep))
 }

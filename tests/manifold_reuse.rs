@@ -1,0 +1,136 @@
+//! Reusing a resting pair's manifold (`WorldSettings::reuse_manifolds`): it must give what
+//! testing every pair every step gives, be used where nothing moves, never where something
+//! does, and be dropped when a shape changes.
+
+mod common;
+
+use common::{run, DT};
+use impulse::physics::{
+    BodyDef, BodyHandle, ColliderDef, Isometry, Quat, Shape, Vec3, World, WorldSettings,
+};
+
+fn world(reuse_manifolds: bool) -> World {
+    World::new(WorldSettings {
+        enable_sleeping: false,
+        reuse_manifolds,
+        ..WorldSettings::default()
+    })
+}
+
+/// A static 40 m × 1 m × 40 m box whose top face is y = 0.
+fn ground_box(world: &mut World) {
+    let g = world.create_body(BodyDef::fixed(Vec3::new(0.0, -0.5, 0.0)));
+    let slab = Shape::cuboid(Vec3::new(20.0, 0.5, 20.0));
+    world
+        .add_collider(g, ColliderDef::new(slab).with_friction(0.6))
+        .unwrap();
+}
+
+fn unit_cube(world: &mut World, center: Vec3) -> BodyHandle {
+    let b = world.create_body(BodyDef::dynamic(center));
+    world
+        .add_collider(
+            b,
+            ColliderDef::new(Shape::cuboid(Vec3::splat(0.5))).with_friction(0.6),
+        )
+        .unwrap();
+    b
+}
+
+/// A wall pyramid of unit cubes with `base` cubes in the bottom row (as `pyramid20`).
+fn pyramid(world: &mut World, base: usize) -> Vec<BodyHandle> {
+    let mut cubes = Vec::new();
+    for row in 0..base {
+        let n = base - row;
+        for i in 0..n {
+            let x = i as f32 - (n as f32 - 1.0) / 2.0;
+            cubes.push(unit_cube(world, Vec3::new(x, 0.5 + row as f32, 0.0)));
+        }
+    }
+    cubes
+}
+
+#[test]
+fn a_resting_pyramid_reuses_its_manifolds_and_rests_where_fresh_ones_leave_it() {
+    // Base 10, sleeping off, 10 s, once reusing manifolds and once testing every pair every
+    // step. Both settle on their soft contacts (a few mm); reuse may differ from the fresh
+    // tests by the reuse distance (0.5 mm) at most per point, so the bodies must end within
+    // 1 mm of each other.
+    let (mut reusing, mut fresh) = (world(true), world(false));
+    ground_box(&mut reusing);
+    ground_box(&mut fresh);
+    let cubes_r = pyramid(&mut reusing, 10);
+    let cubes_f = pyramid(&mut fresh, 10);
+    run(&mut reusing, 600);
+    run(&mut fresh, 600);
+    let mut worst = 0.0f32;
+    for (&r, &f) in cubes_r.iter().zip(&cubes_f) {
+        let (pr, pf) = (
+            reusing.body(r).unwrap().position(),
+            fresh.body(f).unwrap().position(),
+        );
+        worst = worst.max(pr.distance(pf));
+    }
+    assert!(worst < 1.0e-3, "bodies ended {worst} m apart");
+    // At rest, most touching pairs reuse their manifold; the fresh world tests them all.
+    let (c_r, c_f) = (reusing.counters(), fresh.counters());
+    assert_eq!(c_f.manifolds_reused, 0);
+    assert_eq!(c_f.pair_tests, c_f.pairs);
+    assert_eq!(c_r.pair_tests + c_r.manifolds_reused, c_r.pairs);
+    assert!(
+        c_r.manifolds_reused * 10 >= c_r.pairs * 9,
+        "{} of {} pairs reused",
+        c_r.manifolds_reused,
+        c_r.pairs
+    );
+}
+
+#[test]
+fn a_sliding_box_is_tested_every_step() {
+    // A unit cube sliding at 2 m/s moves 33 mm per step, far past the 0.5 mm reuse
+    // distance, so its contact with the ground is tested every step.
+    let mut w = world(true);
+    ground_box(&mut w);
+    let b = unit_cube(&mut w, Vec3::new(0.0, 0.5, 0.0));
+    w.set_linear_velocity(b, Vec3::new(2.0, 0.0, 0.0));
+    for step in 0..20 {
+        w.step(DT);
+        let c = w.counters();
+        assert_eq!(c.manifolds_reused, 0, "step {step}");
+        assert_eq!(c.pair_tests, 1, "step {step}");
+    }
+}
+
+#[test]
+fn a_resized_collider_is_tested_again() {
+    // A unit cube at rest on the ground reuses its manifold. Grown to half height 0.6 in
+    // place, its bottom face is at y = c − 0.6, so the next manifold must be that deep:
+    // depth = 0 − (c − 0.6) = 0.6 − c. A kept manifold would report 0.5 − c.
+    let mut w = world(true);
+    ground_box(&mut w);
+    let b = unit_cube(&mut w, Vec3::new(0.0, 0.5, 0.0));
+    run(&mut w, 120);
+    assert_eq!(
+        w.counters().manifolds_reused,
+        1,
+        "resting: the manifold is reused"
+    );
+    let collider = w.body_colliders(b).next().unwrap();
+    let grown = Shape::cuboid(Vec3::new(0.5, 0.6, 0.5));
+    w.set_collider_shape(collider, grown, Isometry::new(Vec3::ZERO, Quat::IDENTITY))
+        .unwrap();
+    let c = w.body(b).unwrap().position().y;
+    w.step(DT);
+    assert_eq!(w.counters().pair_tests, 1);
+    let contact = w.contacts().find(|c| c.is_touching()).expect("touching");
+    let deepest = contact
+        .points()
+        .iter()
+        .map(|p| p.depth)
+        .fold(f32::MIN, f32::max);
+    assert!(
+        (deepest - (0.6 - c)).abs() < 1.0e-4,
+        "depth {deepest}, expected {}",
+        0.6 - c
+    );
+}

@@ -203,6 +203,9 @@ impl World {
         let clamp = |bodies: &mut [SolverBody], faulted: &mut [bool]| {
             solver::clamp_speeds(&mut bodies[own.clone()], faulted, max_v, max_w);
         };
+        // The packed separations are the step start's; after the positions move, the next
+        // pass tracks them again and the passes after it reuse them.
+        let mut moved = false;
         for _ in 0..group.substeps {
             for range in moving.iter().cloned() {
                 solver::integrate_velocities(&mut bodies[range.clone()], &forces[range], &ctx);
@@ -212,16 +215,19 @@ impl World {
             solver::warm_start(bodies, lanes);
             clamp(bodies, faulted);
             for _ in 0..settings.velocity_iterations.max(1) {
-                solver::solve_contacts(bodies, lanes, &ctx, Pass::Biased);
+                solver::solve_contacts(bodies, lanes, &ctx, Pass::Biased, moved);
+                moved = false;
             }
             clamp(bodies, faulted);
             profile.solver_ms += timer.lap();
             for range in moving.iter().cloned() {
                 solver::integrate_positions(&mut bodies[range.clone()], &forces[range], &ctx);
             }
+            moved = true;
             profile.integration_ms += timer.lap();
             for _ in 0..settings.position_iterations {
-                solver::solve_contacts(bodies, lanes, &ctx, Pass::Relax);
+                solver::solve_contacts(bodies, lanes, &ctx, Pass::Relax, moved);
+                moved = false;
             }
             clamp(bodies, faulted);
             profile.solver_ms += timer.lap();

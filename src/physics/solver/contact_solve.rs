@@ -222,23 +222,35 @@ pub(crate) fn warm_start(bodies: &mut [SolverBody], lanes: &mut [ConstraintLanes
 }
 
 /// One iteration over all contacts (see [`Pass`] for the order within a contact).
+/// `positions_moved`: the bodies moved since the last pass (or since packing), so each
+/// point's separation is tracked again; otherwise the last pass's is still right (the relax
+/// pass and the next sub-step's biased pass see the same positions).
 pub(crate) fn solve_contacts(
     bodies: &mut [SolverBody],
     lanes: &mut [ConstraintLanes],
     ctx: &StepContext,
     pass: Pass,
+    positions_moved: bool,
 ) {
     for c in lanes.iter_mut() {
         let mut v = Velocities::load(bodies, c);
-        let tracking = Tracking::current(c, bodies);
-        let shift = Shift::current(c, tracking.moved);
+        let shift = if positions_moved {
+            let tracking = Tracking::current(c, bodies);
+            let normal = c.normal;
+            for p in &mut c.points[..c.count] {
+                p.separation_now = tracking.separation(normal, p);
+            }
+            Shift::current(c, tracking.moved)
+        } else {
+            Shift::current(c, relative_motion(c, bodies))
+        };
         match pass {
             Pass::Biased => {
                 solve_friction(c, &shift, &mut v);
-                solve_normal(c, &shift, &tracking, &mut v, ctx, pass);
+                solve_normal(c, &shift, &mut v, ctx, pass);
             }
             Pass::Relax => {
-                solve_normal(c, &shift, &tracking, &mut v, ctx, pass);
+                solve_normal(c, &shift, &mut v, ctx, pass);
                 solve_friction(c, &shift, &mut v);
             }
         }
@@ -262,7 +274,6 @@ pub(crate) fn solve_contacts(
 fn solve_normal(
     c: &mut ConstraintLanes,
     shift: &Shift,
-    tracking: &Tracking,
     v: &mut Velocities,
     ctx: &StepContext,
     pass: Pass,
@@ -278,7 +289,7 @@ fn solve_normal(
     for (j, p) in c.points[..c.count].iter_mut().enumerate() {
         let (ra, rb) = shift.arms(p.anchor_a, p.anchor_b);
         let vn = v.along(normal, ra.cross(normal), rb.cross(normal));
-        let separation = tracking.separation(normal, p);
+        let separation = p.separation_now;
         let separated = separation.simd_gt(zero);
         // Speculative: allow closing the gap this sub-step, no more. Rigid, but with the
         // relax pass's regularisation: four speculative corners of a face leave K
@@ -552,7 +563,7 @@ mod tests {
                 group
             })
             .collect();
-        super::solve_contacts(bodies, &mut lanes, ctx, pass);
+        super::solve_contacts(bodies, &mut lanes, ctx, pass, false);
         for group in &lanes {
             group.unpack(constraints);
         }
@@ -764,7 +775,7 @@ mod tests {
                 .collect();
             warm_start(&mut bodies, &mut lanes);
             for pass in [Pass::Biased, Pass::Relax, Pass::Biased] {
-                super::solve_contacts(&mut bodies, &mut lanes, &ctx, pass);
+                super::solve_contacts(&mut bodies, &mut lanes, &ctx, pass, false);
             }
             for group in &lanes {
                 group.unpack(&mut constraints);

@@ -30,6 +30,8 @@ pub(crate) struct PointLanes {
     pub anchor_b: Vec3x4,
     /// Separation at the step start, m.
     pub separation: f32x4,
+    /// Separation at the bodies' current positions (tracked when they move), m.
+    pub separation_now: f32x4,
     /// I_a⁻¹(r_a×d) and I_b⁻¹(r_b×d) at the anchors, for d = normal, tangent 0, tangent 1.
     pub turns_a: [Vec3x4; 3],
     pub turns_b: [Vec3x4; 3],
@@ -150,6 +152,7 @@ impl ConstraintLanes {
                 q.anchor_a.set_lane(l, p.anchor_a);
                 q.anchor_b.set_lane(l, p.anchor_b);
                 q.separation.as_mut_array()[l] = p.separation;
+                q.separation_now.as_mut_array()[l] = p.separation;
                 for k in 0..3 {
                     q.turns_a[k].set_lane(l, p.turns_a[k]);
                     q.turns_b[k].set_lane(l, p.turns_b[k]);

@@ -175,7 +175,8 @@ fn face_number(axis: usize, sign: f32) -> u32 {
     2 * axis as u32 + (sign > 0.0) as u32
 }
 
-/// A box corner's number in feature ids: a bit per axis, set where the corner is positive.
+/// A box corner's (or edge centre's) number in feature ids: a bit per axis, set where it
+/// is positive.
 fn corner_number(corner: Vec3) -> u32 {
     (corner.x > 0.0) as u32 | ((corner.y > 0.0) as u32) << 1 | ((corner.z > 0.0) as u32) << 2
 }
@@ -350,8 +351,6 @@ fn edge_contact(
     let qb = b_in_a.transform_point(center_b + axis_b * hb[j]);
     let (ca, cb) = closest_points_segment_segment(pa, qa, pb, qb);
     out.normal = normal;
-    let sign_bits =
-        |v: Vec3| (v.x > 0.0) as u32 | ((v.y > 0.0) as u32) << 1 | ((v.z > 0.0) as u32) << 2;
     out.push(ManifoldPoint {
         point_a: ca,
         point_b: cb,
@@ -359,8 +358,8 @@ fn edge_contact(
         id: feature_id(&[
             0xB0B0,
             edge.index as u32,
-            sign_bits(center_a),
-            sign_bits(center_b),
+            corner_number(center_a),
+            corner_number(center_b),
         ]),
     });
 }

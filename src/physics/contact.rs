@@ -10,12 +10,13 @@ use std::collections::HashMap;
 
 use super::body::NULL;
 use super::broad_phase::DeterministicBuildHasher;
+use super::collider::Collider;
 use super::collider::MixedMaterial;
 use super::constants::CONTACT_MATCH_DISTANCE;
 use super::constants::{MANIFOLD_REUSE_DISTANCE, MANIFOLD_REUSE_FRACTION};
 use super::math::{Isometry, Vec3};
 use super::narrow_phase::{Manifold, ManifoldPoint, MAX_MANIFOLD_POINTS};
-use super::shape::{Shape, ShapeKind};
+use super::shape::ShapeKind;
 
 /// A hash map with deterministic hashing (std's default hasher is seeded per process).
 pub type DeterministicMap<K, V> = HashMap<K, V, DeterministicBuildHasher>;
@@ -91,19 +92,18 @@ pub(crate) struct ManifoldCache {
 }
 
 impl ManifoldCache {
-    /// Keeps `manifold` (world space), computed for colliders at `pose_a` and `pose_b` with
-    /// `margin`; `None` for pairs with a plane (cheap to test, and unbounded).
+    /// Keeps `manifold` (world space), computed for the colliders `a` and `b` where they are
+    /// now with `margin`; `None` for pairs with a plane (cheap to test, and unbounded).
     pub(crate) fn new(
-        (shape_a, pose_a): (&Shape, &Isometry),
-        (shape_b, pose_b): (&Shape, &Isometry),
+        a: &Collider,
+        b: &Collider,
         margin: f32,
         manifold: &Manifold,
-    ) -> Option<ManifoldCache> {
-        if shape_a.kind() == ShapeKind::Plane || shape_b.kind() == ShapeKind::Plane {
+    ) -> Option<Self> {
+        if a.shape.kind() == ShapeKind::Plane || b.shape.kind() == ShapeKind::Plane {
             return None;
         }
-        let feature = shape_a.feature_size().min(shape_b.feature_size());
-        let aabb_b = shape_b.local_aabb();
+        let (pose_a, pose_b) = (&a.world_pose, &b.world_pose);
         let mut points = [(Vec3::ZERO, Vec3::ZERO, 0); MAX_MANIFOLD_POINTS];
         for (slot, p) in points.iter_mut().zip(manifold.points()) {
             *slot = (
@@ -112,11 +112,14 @@ impl ManifoldCache {
                 p.id,
             );
         }
+        // B's bounding box bounds how far its points reach from its origin.
+        let reach_b = (b.aabb.center() - pose_b.translation).abs() + b.aabb.half_extents();
         Some(ManifoldCache {
             b_in_a: pose_a.inv_mul(pose_b),
             margin,
-            limit: MANIFOLD_REUSE_DISTANCE.min(MANIFOLD_REUSE_FRACTION * feature),
-            reach_b: (aabb_b.center().abs() + aabb_b.half_extents()).length(),
+            limit: MANIFOLD_REUSE_DISTANCE
+                .min(MANIFOLD_REUSE_FRACTION * a.feature_size.min(b.feature_size)),
+            reach_b: reach_b.length(),
             normal: pose_a.inverse_transform_vector(manifold.normal),
             points,
             count: manifold.count,

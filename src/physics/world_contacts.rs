@@ -189,9 +189,10 @@ impl World {
                 }
                 None => {
                     tests += 1;
-                    let (a, b) = ((&col_a.shape, pose_a), (&col_b.shape, pose_b));
-                    let manifold = collide(a.0, a.1, b.0, b.1, margin, &mut scratch.narrow);
-                    contact.cache = ManifoldCache::new(a, b, margin, &manifold);
+                    let narrow = &mut scratch.narrow;
+                    let manifold =
+                        collide(&col_a.shape, pose_a, &col_b.shape, pose_b, margin, narrow);
+                    contact.cache = ManifoldCache::new(col_a, col_b, margin, &manifold);
                     manifold
                 }
             };

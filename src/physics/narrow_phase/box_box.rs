@@ -420,16 +420,9 @@ mod tests {
     /// A box B placed on A's +y face with a random turn, a random lateral offset and a depth
     /// between 5 cm apart and 10 cm deep, with random sizes: (ha, hb, b_in_a).
     fn random_resting_pair(rng: &mut Lcg) -> (Vec3, Vec3, Isometry) {
-        let ha = Vec3::new(
-            rng.range(0.2, 1.5),
-            rng.range(0.2, 1.5),
-            rng.range(0.2, 1.5),
-        );
-        let hb = Vec3::new(
-            rng.range(0.2, 1.5),
-            rng.range(0.2, 1.5),
-            rng.range(0.2, 1.5),
-        );
+        // Half extents in [0.2, 1.5] m.
+        let ha = Vec3::splat(0.85) + rng.vec_in(0.65);
+        let hb = Vec3::splat(0.85) + rng.vec_in(0.65);
         let rotation = rng.rotation();
         // B's lowest reach below its centre along y: Σ_m hb_m |b_m · y|.
         let reach = hb.dot(Mat3::from_quat(rotation).row(1).abs());

@@ -17,8 +17,7 @@ use super::math::Vec3;
 use super::narrow_phase::Scratch;
 use super::profile::{PhaseTimer, StepCounters, StepProfile};
 use super::solver::{
-    ConstraintGraph, ConstraintLanes, ContactConstraint, PointInput, SolverBody, SolverForces,
-    StepContext,
+    ConstraintGraph, ConstraintInput, ConstraintLanes, SolverBody, SolverForces, StepContext,
 };
 use super::world_solve::SolveGroup;
 
@@ -142,7 +141,8 @@ pub(crate) struct StepScratch {
     pub solver_forces: Vec<SolverForces>,
     /// Body slot of each solver body (index 0, the static stand-in, maps to NULL).
     pub solver_to_body: Vec<u32>,
-    pub constraints: Vec<ContactConstraint>,
+    /// The touching contacts of this step, as the solver takes them.
+    pub constraints: Vec<ConstraintInput>,
     /// Group of each constraint (parallel to `constraints`).
     pub constraint_group: Vec<u32>,
     /// Colour of each constraint (see `solver::ConstraintGraph`).
@@ -158,7 +158,6 @@ pub(crate) struct StepScratch {
     pub colour_ranges: Vec<std::ops::Range<usize>>,
     /// The constraints four per lane group, colour by colour (see `solver::ConstraintLanes`).
     pub lanes: Vec<ConstraintLanes>,
-    pub points: Vec<PointInput>,
     /// Awake kinematic bodies (solver indices 1 ..= this).
     pub kinematic_count: usize,
     /// Sub-step groups of this step and their contexts.

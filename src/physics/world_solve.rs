@@ -24,7 +24,7 @@ use super::constants::*;
 use super::math::{Isometry, Quat, Vec3};
 use super::profile::PhaseTimer;
 use super::solver::{
-    self, pack_colours, substeps_for_mass_ratio, ConstraintShared, ContactConstraint, Pass,
+    self, prepare_colours, substeps_for_mass_ratio, ConstraintInput, ConstraintShared, Pass,
     PointInput, Softness, SolverBody, SolverForces, StepContext, COLOURS, OVERFLOW,
 };
 use super::world::World;
@@ -46,7 +46,7 @@ pub(crate) struct SolveGroup {
 
 impl super::world::StepScratch {
     /// Colours the constraints (see `graph_colour.rs`), lowest first, records each group's
-    /// colours as ranges of `constraint_order`, and packs them four per lane group.
+    /// colours as ranges of `constraint_order`, and prepares them four per lane group.
     ///
     /// The greedy colouring takes the constraints from the lowest up (along gravity), so a
     /// body's supporting contacts tend to take lower colours, and are solved earlier in each
@@ -64,10 +64,12 @@ impl super::world::StepScratch {
                 .total_cmp(&heights[b as usize])
                 .then(a.cmp(&b))
         });
+        let (constraints, bodies) = (&self.constraints, &self.solver_bodies);
         self.graph.colour(
-            &self.constraints,
+            constraints.len(),
             order,
             body_count,
+            |i| constraints[i].movable(bodies),
             &mut self.constraint_colour,
         );
         // Counting sort by key = group × (colours + overflow) + colour, in constraint order.
@@ -109,7 +111,7 @@ impl super::world::StepScratch {
         self.lanes.clear();
         for group in &mut self.groups {
             let start = self.lanes.len();
-            pack_colours(
+            prepare_colours(
                 &self.constraints,
                 &self.solver_bodies,
                 order,
@@ -234,9 +236,6 @@ impl World {
         }
         solver::apply_restitution(bodies, lanes, &ctx);
         clamp(bodies, faulted);
-        for group in lanes.iter() {
-            group.unpack(&mut scratch.constraints);
-        }
         profile.solver_ms += timer.lap();
     }
 
@@ -512,9 +511,30 @@ impl World {
             };
             let (center_a, center_b) = (body_a.center, body_b.center);
             let dynamic_pair = body_a.is_dynamic() && body_b.is_dynamic();
-            scratch.points.clear();
             let scale = 1.0 / substeps as f32;
-            for p in c.points[..c.count].iter_mut() {
+            let ctx = &scratch.group_contexts[group];
+            // Contacts with static or kinematic bodies are stiffer (Box2D: twice the
+            // frequency), so bodies are not pushed into the ground by what they carry.
+            let softness = if dynamic_pair {
+                ctx.contact_softness
+            } else {
+                ctx.static_softness
+            };
+            let mut input = ConstraintInput::new(
+                ia,
+                ib,
+                &[],
+                ConstraintShared {
+                    contact: id,
+                    normal: c.normal,
+                    material: c.material,
+                    rolling_impulse: c.rolling_impulse * scale,
+                    softness,
+                    warm_start,
+                },
+            );
+            input.count = c.count.min(input.points.len());
+            for (p, slot) in c.points[..c.count].iter_mut().zip(&mut input.points) {
                 let mid = p.point();
                 let within = |center: Vec3, arm: Vec3| (center + arm).distance(mid) <= reach;
                 if !(p.anchored && within(center_a, p.arm_a) && within(center_b, p.arm_b)) {
@@ -526,40 +546,15 @@ impl World {
                 // apart by up to `reach`, so the pair's angular momentum is off by at most
                 // reach × impulse; a shared point (their midpoint, say) would move with the
                 // bodies' relative motion and bring back the buckling.
-                scratch.points.push(PointInput {
+                *slot = PointInput {
                     anchor_a: p.arm_a,
                     anchor_b: p.arm_b,
                     depth: p.depth,
                     normal_impulse: p.normal_impulse * scale,
                     tangent_impulse: p.tangent_impulse * scale,
-                });
+                };
             }
-            let ctx = &scratch.group_contexts[group];
-            // Contacts with static or kinematic bodies are stiffer (Box2D: twice the
-            // frequency), so bodies are not pushed into the ground by what they carry.
-            let softness = if dynamic_pair {
-                ctx.contact_softness
-            } else {
-                ctx.static_softness
-            };
-            let shared = ConstraintShared {
-                contact: id,
-                normal: c.normal,
-                material: c.material,
-                rolling_impulse: c.rolling_impulse * scale,
-                softness,
-                warm_start,
-            };
-            let (sa, sb) = (
-                &scratch.solver_bodies[ia as usize],
-                &scratch.solver_bodies[ib as usize],
-            );
-            scratch.constraints.push(ContactConstraint::prepare(
-                (ia, sa),
-                (ib, sb),
-                &scratch.points,
-                &shared,
-            ));
+            scratch.constraints.push(input);
             scratch.constraint_group.push(group as u32);
             // Height of the manifold's first point along −g (0 without gravity).
             let height = c.points[..c.count]
@@ -574,14 +569,22 @@ impl World {
     /// the whole step (the solver's are per sub-step).
     fn store_impulses(&mut self) {
         let scratch = &self.scratch;
-        for (c, &group) in scratch.constraints.iter().zip(&scratch.constraint_group) {
-            let substeps = scratch.groups[group as usize].substeps as f32;
-            let contact = &mut self.contacts.slots[c.contact as usize];
-            contact.rolling_impulse = c.rolling_impulse * substeps;
-            for (dst, src) in contact.points.iter_mut().zip(&c.points[..c.count]) {
-                dst.normal_impulse = src.normal_impulse * substeps;
-                dst.tangent_impulse = c.tangent_impulse_world(src) * substeps;
-                dst.max_normal_impulse = src.max_normal_impulse;
+        for group in &scratch.groups {
+            let substeps = group.substeps as f32;
+            for lanes in &scratch.lanes[group.lanes.clone()] {
+                for l in 0..solver::LANES {
+                    let Some(impulses) = lanes.lane_impulses(l) else {
+                        continue;
+                    };
+                    let contact = &mut self.contacts.slots[impulses.contact as usize];
+                    contact.rolling_impulse = impulses.rolling * substeps;
+                    let solved = &impulses.points[..impulses.count];
+                    for (dst, src) in contact.points.iter_mut().zip(solved) {
+                        dst.normal_impulse = src.normal * substeps;
+                        dst.tangent_impulse = src.tangent * substeps;
+                        dst.max_normal_impulse = src.max_normal;
+                    }
+                }
             }
         }
     }

@@ -534,39 +534,52 @@ pub(crate) fn apply_restitution(
 
 #[cfg(test)]
 mod tests {
-    use super::super::constraint::{
-        ConstraintPoint, ConstraintShared, ContactConstraint, PointInput,
-    };
+    use super::super::constraint::{ConstraintInput, ConstraintShared, PointInput};
+    use super::super::lanes::PointImpulses;
     use super::super::Softness;
     use super::*;
     use crate::physics::collider::MixedMaterial;
 
-    impl ContactConstraint {
-        /// The points in use.
-        fn points(&self) -> &[ConstraintPoint] {
-            &self.points[..self.count]
-        }
-    }
-
-    /// One pass over `constraints`, each in a lane group of its own, and their impulses
-    /// written back.
-    fn solve_contacts(
-        bodies: &mut [SolverBody],
-        constraints: &mut [ContactConstraint],
-        ctx: &StepContext,
-        pass: Pass,
-    ) {
-        let mut lanes: Vec<_> = (0..constraints.len() as u32)
-            .map(|i| {
+    /// Lane groups of the constraints `inputs[indices]`, one group per slice.
+    fn prepare(
+        inputs: &[ConstraintInput],
+        bodies: &[SolverBody],
+        groups: &[&[u32]],
+    ) -> Vec<ConstraintLanes> {
+        groups
+            .iter()
+            .map(|indices| {
                 let mut group = ConstraintLanes::default();
-                group.pack(constraints, bodies, &[i]);
+                group.prepare(inputs, indices, bodies);
                 group
             })
+            .collect()
+    }
+
+    /// The impulses of every constraint in `lanes`, by contact id.
+    fn impulses(lanes: &[ConstraintLanes]) -> Vec<(u32, Vec<PointImpulses>)> {
+        let mut all: Vec<_> = lanes
+            .iter()
+            .flat_map(|group| (0..LANES).filter_map(|l| group.lane_impulses(l)))
+            .map(|i| (i.contact, i.points[..i.count].to_vec()))
             .collect();
+        all.sort_by_key(|(contact, _)| *contact);
+        all
+    }
+
+    /// One pass over `inputs`, each in a lane group of its own; the points' impulses after
+    /// it.
+    fn solve_once(
+        bodies: &mut [SolverBody],
+        inputs: &[ConstraintInput],
+        ctx: &StepContext,
+        pass: Pass,
+    ) -> Vec<PointImpulses> {
+        let groups: Vec<[u32; 1]> = (0..inputs.len() as u32).map(|i| [i]).collect();
+        let groups: Vec<&[u32]> = groups.iter().map(|g| &g[..]).collect();
+        let mut lanes = prepare(inputs, bodies, &groups);
         super::solve_contacts(bodies, &mut lanes, ctx, pass, false);
-        for group in &lanes {
-            group.unpack(constraints);
-        }
+        impulses(&lanes).into_iter().flat_map(|(_, p)| p).collect()
     }
 
     fn context(h: f32) -> StepContext {
@@ -626,20 +639,20 @@ mod tests {
             normal_impulse: 0.0,
             tangent_impulse: Vec3::ZERO,
         };
-        let mut c = [ContactConstraint::prepare(
-            (1, &bodies[1]),
-            (2, &bodies[2]),
+        let c = [ConstraintInput::new(
+            1,
+            2,
             &[input],
-            &shared(Vec3::X, Softness::RIGID),
+            shared(Vec3::X, Softness::RIGID),
         )];
-        solve_contacts(&mut bodies, &mut c, &context(0.01), Pass::Relax);
+        let points = solve_once(&mut bodies, &c, &context(0.01), Pass::Relax);
         let eps = RELAX_REGULARIZATION / (1.0 + RELAX_REGULARIZATION);
         for body in &bodies[1..] {
             assert!((body.linear_velocity.length() - eps).abs() < 1e-6);
         }
         // λ = m_eff·Δv/(1 + ε) = 0.5·2/(1 + ε) N·s.
         let expected = 1.0 / (1.0 + RELAX_REGULARIZATION);
-        assert!((c[0].points[0].normal_impulse - expected).abs() < 1e-6);
+        assert!((points[0].normal - expected).abs() < 1e-6);
     }
 
     #[test]
@@ -654,13 +667,13 @@ mod tests {
         ];
         let inputs = bottom_corners(0.0);
         // Ground is A (static, index 0), the cube B; normal from A to B is +y.
-        let mut c = [ContactConstraint::prepare(
-            (0, &bodies[0]),
-            (1, &bodies[1]),
+        let c = [ConstraintInput::new(
+            0,
+            1,
             &inputs,
-            &shared(Vec3::Y, Softness::RIGID),
+            shared(Vec3::Y, Softness::RIGID),
         )];
-        solve_contacts(&mut bodies, &mut c, &context(0.01), Pass::Relax);
+        let points = solve_once(&mut bodies, &c, &context(0.01), Pass::Relax);
         let eps = RELAX_REGULARIZATION / (1.0 + RELAX_REGULARIZATION);
         let v = bodies[1].linear_velocity;
         assert!(
@@ -675,14 +688,11 @@ mod tests {
         // Four coplanar corners leave K singular: impulses alternating ±δ round the square
         // change no velocity, and f32 rounding in the regularised solve (conditioning ~1/ε)
         // may leave such a δ of order 10⁻⁷/ε. The sum is exact.
-        let total: f32 = c[0].points().iter().map(|p| p.normal_impulse).sum();
+        assert_eq!(points.len(), 4);
+        let total: f32 = points.iter().map(|p| p.normal).sum();
         assert!((total - (1.0 - eps)).abs() < 1e-5, "{total}");
-        for p in c[0].points() {
-            assert!(
-                (p.normal_impulse - 0.25).abs() < 1e-3,
-                "{}",
-                p.normal_impulse
-            );
+        for p in &points {
+            assert!((p.normal - 0.25).abs() < 1e-3, "{}", p.normal);
         }
         // The stand-in was never written.
         assert_eq!(bodies[0].linear_velocity, Vec3::ZERO);
@@ -697,26 +707,23 @@ mod tests {
         let soft = Softness::new(60.0, 10.0, h);
         let mut bodies = [SolverBody::STATIC, SolverBody::unit_cube(Vec3::ZERO)];
         let load = 9.81 * h / 4.0;
-        let inputs = bottom_corners(load);
-        let mut c = ContactConstraint::prepare(
-            (0, &bodies[0]),
-            (1, &bodies[1]),
-            &inputs,
-            &shared(Vec3::Y, soft),
-        );
-        let gamma = c.points[0].compliance;
+        let mut inputs = bottom_corners(load);
+        let c = [ConstraintInput::new(0, 1, &inputs, shared(Vec3::Y, soft))];
+        let gamma = prepare(&c, &bodies, &[&[0]])[0].points[0]
+            .compliance
+            .as_array()[0];
         let depth = gamma * load / soft.bias_rate;
-        for p in &mut c.points[..4] {
-            p.separation = -depth;
+        for p in &mut inputs {
+            p.depth = depth;
         }
-        let mut cs = [c];
+        let c = [ConstraintInput::new(0, 1, &inputs, shared(Vec3::Y, soft))];
         let mut ctx = context(h);
         ctx.static_softness = soft;
-        solve_contacts(&mut bodies, &mut cs, &ctx, Pass::Biased);
+        let points = solve_once(&mut bodies, &c, &ctx, Pass::Biased);
         // At the fixed point nothing changes: no velocity, the same impulses.
         assert!(bodies[1].linear_velocity.length() < 1e-6);
-        for p in cs[0].points() {
-            assert!((p.normal_impulse - load).abs() < 1e-6 * load.max(1.0));
+        for p in &points {
+            assert!((p.normal - load).abs() < 1e-6 * load.max(1.0));
         }
         // And that depth is the weight over the spring stiffness k = ω²/K_ii per point:
         // (m·g/4)·K_ii/ω² with K_ii = 1 + 6·½ = 4 for a corner of a unit cube on the ground.
@@ -754,33 +761,21 @@ mod tests {
                 for (k, p) in inputs.iter_mut().enumerate() {
                     p.depth = 0.001 * (k as f32 - 1.0) * i as f32;
                 }
-                ContactConstraint::prepare(
-                    (0, &bodies[0]),
-                    (i, &bodies[i as usize]),
-                    &inputs,
-                    &shared(Vec3::Y, ctx.static_softness),
-                )
+                let shared = ConstraintShared {
+                    contact: i,
+                    ..shared(Vec3::Y, ctx.static_softness)
+                };
+                ConstraintInput::new(0, i, &inputs, shared)
             })
             .collect();
         let run = |groups: &[&[u32]]| {
             let mut bodies = bodies.clone();
-            let mut constraints = constraints.clone();
-            let mut lanes: Vec<_> = groups
-                .iter()
-                .map(|indices| {
-                    let mut group = ConstraintLanes::default();
-                    group.pack(&constraints, &bodies, indices);
-                    group
-                })
-                .collect();
+            let mut lanes = prepare(&constraints, &bodies, groups);
             warm_start(&mut bodies, &mut lanes);
             for pass in [Pass::Biased, Pass::Relax, Pass::Biased] {
                 super::solve_contacts(&mut bodies, &mut lanes, &ctx, pass, false);
             }
-            for group in &lanes {
-                group.unpack(&mut constraints);
-            }
-            (bodies, constraints)
+            (bodies, impulses(&lanes))
         };
         let (together, together_c) = run(&[&[0, 1, 2, 3]]);
         let (alone, alone_c) = run(&[&[0], &[1], &[2], &[3]]);
@@ -788,15 +783,11 @@ mod tests {
             assert_eq!(x.linear_velocity, y.linear_velocity);
             assert_eq!(x.angular_velocity, y.angular_velocity);
         }
-        for (x, y) in together_c.iter().zip(&alone_c) {
-            for (p, q) in x.points().iter().zip(y.points()) {
-                assert_eq!(p.normal_impulse, q.normal_impulse);
-                assert_eq!(p.tangent_impulse, q.tangent_impulse);
-            }
-        }
+        assert_eq!(together_c.len(), 4);
+        assert_eq!(together_c, alone_c);
         // And the solve did something: every constraint pushed its cube up.
-        for c in &together_c {
-            let total: f32 = c.points().iter().map(|p| p.normal_impulse).sum();
+        for (_, points) in &together_c {
+            let total: f32 = points.iter().map(|p| p.normal).sum();
             assert!(total > 0.0, "{total}");
         }
     }

@@ -11,8 +11,6 @@
 //! with more than [`COLOURS`] contacts (a big body under a heap of small ones) sends its
 //! extra constraints to the overflow set, solved one by one after the colours.
 
-use super::constraint::ContactConstraint;
-
 /// Colours before the overflow set. A cube in a pile touches up to about a dozen others;
 /// 32 leave room for bigger bodies.
 pub(crate) const COLOURS: usize = 32;
@@ -28,25 +26,23 @@ pub(crate) struct ConstraintGraph {
 }
 
 impl ConstraintGraph {
-    /// Colours `constraints` over `body_count` solver bodies, taking them in `order` (a
-    /// permutation of their indices), and writes each constraint's colour (0..[`COLOURS`],
-    /// or [`OVERFLOW`]) into `colours`.
+    /// Colours `count` constraints over `body_count` solver bodies, taking them in `order`
+    /// (a permutation of 0..count), and writes each constraint's colour (0..[`COLOURS`], or
+    /// [`OVERFLOW`]) into `colours`. `movable(i)`: the solver bodies constraint i can move.
     pub fn colour(
         &mut self,
-        constraints: &[ContactConstraint],
+        count: usize,
         order: &[u32],
         body_count: usize,
+        movable: impl Fn(usize) -> [Option<usize>; 2],
         colours: &mut Vec<u8>,
     ) {
         self.body_colours.clear();
         self.body_colours.resize(body_count, 0);
         colours.clear();
-        colours.resize(constraints.len(), OVERFLOW as u8);
-        let movable = |index: u32, inv_mass: f32| (inv_mass > 0.0).then_some(index as usize);
+        colours.resize(count, OVERFLOW as u8);
         for &i in order {
-            let c = &constraints[i as usize];
-            let a = movable(c.body_a, c.inv_mass_a);
-            let b = movable(c.body_b, c.inv_mass_b);
+            let [a, b] = movable(i as usize);
             let taken = [a, b]
                 .into_iter()
                 .flatten()
@@ -65,62 +61,41 @@ impl ConstraintGraph {
 
 #[cfg(test)]
 mod tests {
-    use super::super::body::SolverBody;
-    use super::super::constraint::{ConstraintShared, PointInput};
-    use super::super::Softness;
     use super::*;
-    use crate::physics::collider::MixedMaterial;
-    use crate::physics::math::Vec3;
 
-    fn constraint(bodies: &[SolverBody], a: u32, b: u32) -> ContactConstraint {
-        let shared = ConstraintShared {
-            contact: 0,
-            normal: Vec3::Y,
-            material: MixedMaterial::default(),
-            rolling_impulse: Vec3::ZERO,
-            softness: Softness::RIGID,
-            warm_start: false,
-        };
-        let input = PointInput {
-            anchor_a: Vec3::ZERO,
-            anchor_b: Vec3::ZERO,
-            depth: 0.0,
-            normal_impulse: 0.0,
-            tangent_impulse: Vec3::ZERO,
-        };
-        ContactConstraint::prepare(
-            (a, &bodies[a as usize]),
-            (b, &bodies[b as usize]),
-            &[input],
-            &shared,
-        )
+    /// Constraints between solver bodies, index 0 the static stand-in (never moved).
+    fn movable(pairs: &[(u32, u32)]) -> impl Fn(usize) -> [Option<usize>; 2] + '_ {
+        |i| {
+            let (a, b) = pairs[i];
+            [a, b].map(|x| (x != 0).then_some(x as usize))
+        }
     }
 
-    /// The colours of `constraints` taken in index order.
-    fn colour_in_order(constraints: &[ContactConstraint], body_count: usize) -> Vec<u8> {
-        let order: Vec<u32> = (0..constraints.len() as u32).collect();
+    /// The colours of `pairs` taken in index order.
+    fn colour_in_order(pairs: &[(u32, u32)], body_count: usize) -> Vec<u8> {
+        let order: Vec<u32> = (0..pairs.len() as u32).collect();
         let mut colours = Vec::new();
-        ConstraintGraph::default().colour(constraints, &order, body_count, &mut colours);
+        ConstraintGraph::default().colour(
+            pairs.len(),
+            &order,
+            body_count,
+            movable(pairs),
+            &mut colours,
+        );
         colours
     }
 
     /// No colour holds two constraints that move the same body.
-    fn assert_independent(constraints: &[ContactConstraint], colours: &[u8]) {
-        for (i, ci) in constraints.iter().enumerate() {
-            for (j, cj) in constraints.iter().enumerate().skip(i + 1) {
+    fn assert_independent(pairs: &[(u32, u32)], colours: &[u8]) {
+        let moved = movable(pairs);
+        for i in 0..pairs.len() {
+            for j in i + 1..pairs.len() {
                 if colours[i] != colours[j] || colours[i] as usize == OVERFLOW {
                     continue;
                 }
-                let moved = |c: &ContactConstraint| {
-                    [(c.body_a, c.inv_mass_a), (c.body_b, c.inv_mass_b)]
-                        .into_iter()
-                        .filter(|&(_, m)| m > 0.0)
-                        .map(|(b, _)| b)
-                        .collect::<Vec<_>>()
-                };
-                let (mi, mj) = (moved(ci), moved(cj));
+                let (mi, mj) = (moved(i), moved(j));
                 assert!(
-                    mi.iter().all(|b| !mj.contains(b)),
+                    mi.iter().flatten().all(|b| !mj.contains(&Some(*b))),
                     "constraints {i} and {j} share a body in colour {}",
                     colours[i]
                 );
@@ -133,15 +108,13 @@ mod tests {
         // Bodies 1..=5 in a row on the ground (0, static): chain links 1-2, 2-3, 3-4, 4-5
         // need only two colours; each body's ground contact takes the lowest colour its
         // body has free, and the shared ground never forces a new one.
-        let mut bodies = vec![SolverBody::STATIC];
-        bodies.extend((0..5).map(|_| SolverBody::unit_cube(Vec3::ZERO)));
-        let mut constraints: Vec<_> = (1..5).map(|i| constraint(&bodies, i, i + 1)).collect();
-        constraints.extend((1..=5).map(|i| constraint(&bodies, 0, i)));
-        let colours = colour_in_order(&constraints, bodies.len());
+        let mut pairs: Vec<_> = (1..5).map(|i| (i, i + 1)).collect();
+        pairs.extend((1..=5).map(|i| (0, i)));
+        let colours = colour_in_order(&pairs, 6);
         assert_eq!(&colours[..4], &[0, 1, 0, 1]);
         // Body 1 has colour 0, bodies 2..4 colours 0 and 1, body 5 colour 1.
         assert_eq!(&colours[4..], &[1, 2, 2, 2, 0]);
-        assert_independent(&constraints, &colours);
+        assert_independent(&pairs, &colours);
     }
 
     #[test]
@@ -149,15 +122,10 @@ mod tests {
         // One body touching COLOURS + 3 others: every one of its constraints needs its own
         // colour, so the last three go to the overflow set.
         let n = COLOURS + 3;
-        let bodies: Vec<_> = std::iter::once(SolverBody::STATIC)
-            .chain((0..=n).map(|_| SolverBody::unit_cube(Vec3::ZERO)))
-            .collect();
-        let constraints: Vec<_> = (2..=n as u32 + 1)
-            .map(|i| constraint(&bodies, 1, i))
-            .collect();
-        let colours = colour_in_order(&constraints, bodies.len());
+        let pairs: Vec<_> = (2..=n as u32 + 1).map(|i| (1, i)).collect();
+        let colours = colour_in_order(&pairs, n + 2);
         let expected: Vec<u8> = (0..n).map(|i| i.min(OVERFLOW) as u8).collect();
         assert_eq!(colours, expected);
-        assert_independent(&constraints, &colours);
+        assert_independent(&pairs, &colours);
     }
 }

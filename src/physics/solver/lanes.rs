@@ -6,17 +6,18 @@
 //! after the other would. The overflow set is packed one constraint per group, the other
 //! lanes empty, which keeps it serial.
 //!
-//! Built once per step from the prepared [`ContactConstraint`]s, written back to them
-//! (impulses, the approach speed) before restitution and storing the impulses. Unused
-//! lanes and point slots are zero: no mass, no arms, no impulse, so every pass leaves them
+//! Built once per step straight from the gathered contacts ([`ConstraintInput`]), four at a
+//! time in SIMD; the world reads the impulses back into its contacts after the step's
+//! passes and restitution ([`ConstraintLanes::lane_impulses`]). Unused lanes and point
+//! slots are zero: no mass, no arms, no impulse, so every pass leaves them
 //! at zero and they move nothing. The angular rows r×d are not stored: the iterations form
 //! them from the current arms, which is cheaper than reading them back.
 
 use super::block::{CachedFactor, FactorLanes};
 use super::body::SolverBody;
-use super::constraint::ContactConstraint;
+use super::constraint::{invert_or_zero, ConstraintInput, PointInput};
 use super::simd::{f32x4, Mat3x4, Vec3x4, LANES};
-use crate::physics::math::{Mat3, Vec3};
+use crate::physics::math::{orthonormal_basis, Mat3, Vec3};
 use crate::physics::narrow_phase::MAX_MANIFOLD_POINTS;
 
 /// Marks an unused lane.
@@ -72,8 +73,8 @@ pub(crate) struct RollingLane {
 /// Four constraints of one colour (see the module notes).
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct ConstraintLanes {
-    /// Each lane's index in the step's constraint array, or [`EMPTY`].
-    pub constraints: [u32; LANES],
+    /// Each lane's contact id, or [`EMPTY`].
+    pub contacts: [u32; LANES],
     /// Solver body indices (0, the static stand-in, for empty lanes).
     pub body_a: [u32; LANES],
     pub body_b: [u32; LANES],
@@ -103,98 +104,212 @@ pub(crate) struct ConstraintLanes {
 }
 
 impl ConstraintLanes {
-    /// Packs the constraints at `indices` (one to four) into these lanes, which must be
-    /// empty (`Default`).
-    pub fn pack(
-        &mut self,
-        constraints: &[ContactConstraint],
-        bodies: &[SolverBody],
-        indices: &[u32],
-    ) {
+    /// Builds the constraints `inputs[indices]` (one to four, of one colour) into these
+    /// lanes, which must be empty (`Default`): lever rows and turns, the normal block's mass
+    /// matrix K, friction masses and the warm-start impulses.
+    ///
+    /// Normal constraint of a point: J = [−n, −(r_a×n), n, (r_b×n)], so
+    /// K_ij = 1/m_a + 1/m_b + (r_a,i×n)·I_a⁻¹(r_a,j×n) + (r_b,i×n)·I_b⁻¹(r_b,j×n); the two
+    /// friction directions of a point form the 2×2 matrix K_t likewise, inverted here.
+    /// Every lane computes what a scalar evaluation of the same expressions would, bit for
+    /// bit (see `simd.rs`).
+    pub fn prepare(&mut self, inputs: &[ConstraintInput], indices: &[u32], bodies: &[SolverBody]) {
         debug_assert!(!indices.is_empty() && indices.len() <= LANES);
-        self.constraints = [EMPTY; LANES];
+        let zero = f32x4::ZERO;
+        self.contacts = [EMPTY; LANES];
+        let mut linear = [0.0; LANES];
+        let mut compliance_scale = [0.0; LANES];
+        let mut warm = [0.0; LANES];
+        let mut counts = [0usize; LANES];
+        let mut velocities = [[Vec3::ZERO; 4]; LANES];
         for (l, &index) in indices.iter().enumerate() {
-            let c = &constraints[index as usize];
-            self.constraints[l] = index;
+            let c = &inputs[index as usize];
+            let (a, b) = (&bodies[c.body_a as usize], &bodies[c.body_b as usize]);
+            let shared = &c.shared;
+            let scale = if shared.warm_start { 1.0 } else { 0.0 };
+            self.contacts[l] = shared.contact;
             self.body_a[l] = c.body_a;
             self.body_b[l] = c.body_b;
-            self.inv_mass_a.as_mut_array()[l] = c.inv_mass_a;
-            self.inv_mass_b.as_mut_array()[l] = c.inv_mass_b;
-            self.inv_inertia_a
-                .set_lane(l, &bodies[c.body_a as usize].inv_inertia);
-            self.inv_inertia_b
-                .set_lane(l, &bodies[c.body_b as usize].inv_inertia);
-            self.normal.set_lane(l, c.normal);
-            self.tangents[0].set_lane(l, c.tangents[0]);
-            self.tangents[1].set_lane(l, c.tangents[1]);
-            self.friction.as_mut_array()[l] = c.friction;
-            self.restitution.as_mut_array()[l] = c.restitution;
-            self.bias_rate.as_mut_array()[l] = c.bias_rate;
-            if c.shared_point {
+            self.inv_mass_a.as_mut_array()[l] = a.inv_mass;
+            self.inv_mass_b.as_mut_array()[l] = b.inv_mass;
+            self.inv_inertia_a.set_lane(l, &a.inv_inertia);
+            self.inv_inertia_b.set_lane(l, &b.inv_inertia);
+            let (t0, t1) = orthonormal_basis(shared.normal);
+            self.normal.set_lane(l, shared.normal);
+            self.tangents[0].set_lane(l, t0);
+            self.tangents[1].set_lane(l, t1);
+            self.friction.as_mut_array()[l] = shared.material.friction;
+            self.restitution.as_mut_array()[l] = shared.material.restitution;
+            self.bias_rate.as_mut_array()[l] = shared.softness.bias_rate;
+            if a.is_dynamic() && b.is_dynamic() {
                 self.shared_point.as_mut_array()[l] = f32::from_bits(u32::MAX);
             }
             self.count = self.count.max(c.count);
-            if c.rolling_resistance > 0.0 {
+            let resistance = shared.material.rolling_resistance;
+            if resistance > 0.0 {
                 self.any_rolling = true;
+                // Rolling resistance acts on the relative angular velocity: K = I_a⁻¹ + I_b⁻¹.
                 self.rolling[l] = RollingLane {
-                    resistance: c.rolling_resistance,
-                    mass: c.rolling_mass,
-                    impulse: c.rolling_impulse,
+                    resistance,
+                    mass: invert_or_zero(a.inv_inertia + b.inv_inertia),
+                    impulse: scale * shared.rolling_impulse,
                 };
             }
-            self.blocks[l] = BlockLane {
-                k: c.normal_k,
-                factors: Default::default(),
-                count: c.count,
-            };
-            for (j, p) in c.points[..c.count].iter().enumerate() {
-                let q = &mut self.points[j];
-                q.anchor_a.set_lane(l, p.anchor_a);
-                q.anchor_b.set_lane(l, p.anchor_b);
-                q.separation.as_mut_array()[l] = p.separation;
-                q.separation_now.as_mut_array()[l] = p.separation;
-                for k in 0..3 {
-                    q.turns_a[k].set_lane(l, p.turns_a[k]);
-                    q.turns_b[k].set_lane(l, p.turns_b[k]);
-                    q.tangent_mass[k].as_mut_array()[l] = p.tangent_mass[k];
+            self.blocks[l].count = c.count;
+            linear[l] = a.inv_mass + b.inv_mass;
+            compliance_scale[l] = shared.softness.compliance_scale;
+            warm[l] = scale;
+            counts[l] = c.count;
+            velocities[l] = [
+                a.linear_velocity,
+                a.angular_velocity,
+                b.linear_velocity,
+                b.angular_velocity,
+            ];
+        }
+        let linear = f32x4::new(linear);
+        let compliance_scale = f32x4::new(compliance_scale);
+        let warm = f32x4::new(warm);
+        let [linear_a, angular_a, linear_b, angular_b] =
+            std::array::from_fn(|k| Vec3x4::gather(velocities.map(|v| v[k])));
+        let directions = [self.normal, self.tangents[0], self.tangents[1]];
+        // The normal rows r×n of every point, for K's off-diagonal entries.
+        let mut normal_rows = [(Vec3x4::ZERO, Vec3x4::ZERO); MAX_MANIFOLD_POINTS];
+        for (j, rows) in normal_rows.iter_mut().enumerate().take(self.count) {
+            // Point slot j exists in lane l when that lane's manifold has more than j points;
+            // elsewhere its arms are zero and every value is masked to zero.
+            let exists = f32x4::new(std::array::from_fn(|l| {
+                if j < counts[l] {
+                    f32::from_bits(u32::MAX)
+                } else {
+                    0.0
                 }
-                q.diagonal.as_mut_array()[l] = c.normal_k[j][j];
-                q.normal_mass.as_mut_array()[l] = p.normal_mass;
-                q.compliance.as_mut_array()[l] = p.compliance;
-                q.normal_impulse.as_mut_array()[l] = p.normal_impulse;
-                q.tangent_impulse[0].as_mut_array()[l] = p.tangent_impulse[0];
-                q.tangent_impulse[1].as_mut_array()[l] = p.tangent_impulse[1];
-                q.max_normal_impulse.as_mut_array()[l] = p.max_normal_impulse;
-                q.relative_velocity.as_mut_array()[l] = p.relative_velocity;
+            }));
+            let points: [PointInput; LANES] = std::array::from_fn(|l| {
+                if j < counts[l] {
+                    inputs[indices[l] as usize].points[j]
+                } else {
+                    PointInput::default()
+                }
+            });
+            let ra = Vec3x4::gather(points.map(|p| p.anchor_a));
+            let rb = Vec3x4::gather(points.map(|p| p.anchor_b));
+            let rows_a = directions.map(|d| ra.cross(d));
+            let rows_b = directions.map(|d| rb.cross(d));
+            let turns_a = rows_a.map(|r| self.inv_inertia_a.mul_vec3(r));
+            let turns_b = rows_b.map(|r| self.inv_inertia_b.mul_vec3(r));
+            let k = linear + rows_a[0].dot(turns_a[0]) + rows_b[0].dot(turns_b[0]);
+            let dv = linear_b + angular_b.cross(rb) - linear_a - angular_a.cross(ra);
+            let friction_impulse = Vec3x4::gather(points.map(|p| p.tangent_impulse));
+            let q = &mut self.points[j];
+            q.anchor_a = ra;
+            q.anchor_b = rb;
+            q.separation = exists.select(-f32x4::new(points.map(|p| p.depth)), zero);
+            q.separation_now = q.separation;
+            q.turns_a = turns_a;
+            q.turns_b = turns_b;
+            q.diagonal = exists.select(k, zero);
+            q.normal_mass = exists.select(k.simd_gt(zero).select(f32x4::ONE / k, zero), zero);
+            q.compliance = exists.select(k * compliance_scale, zero);
+            q.tangent_mass = tangent_mass(linear, &rows_a, &turns_a, &rows_b, &turns_b)
+                .map(|m| exists.select(m, zero));
+            q.normal_impulse =
+                exists.select(warm * f32x4::new(points.map(|p| p.normal_impulse)), zero);
+            // Last step's world friction impulse on this step's basis.
+            q.tangent_impulse =
+                [1, 2].map(|d| exists.select(warm * friction_impulse.dot(directions[d]), zero));
+            q.max_normal_impulse = zero;
+            q.relative_velocity = exists.select(dv.dot(self.normal), zero);
+            *rows = (rows_a[0], rows_b[0]);
+        }
+        // K's entries (symmetric), written into each lane's block.
+        for (i, &(row_a, row_b)) in normal_rows.iter().enumerate().take(self.count) {
+            for j in i..self.count {
+                let (pj_a, pj_b) = (self.points[j].turns_a[0], self.points[j].turns_b[0]);
+                let k = (linear + row_a.dot(pj_a) + row_b.dot(pj_b)).to_array();
+                for (l, block) in self.blocks.iter_mut().enumerate() {
+                    if j < block.count {
+                        block.k[i][j] = k[l];
+                        block.k[j][i] = k[l];
+                    }
+                }
             }
         }
     }
 
-    /// Writes what the passes changed (impulses, approach speeds) back into the
-    /// constraints.
-    pub fn unpack(&self, constraints: &mut [ContactConstraint]) {
-        for (l, &index) in self.constraints.iter().enumerate() {
-            if index == EMPTY {
-                continue;
-            }
-            let c = &mut constraints[index as usize];
-            c.rolling_impulse = self.rolling[l].impulse;
-            for (j, p) in c.points[..c.count].iter_mut().enumerate() {
-                let lanes = &self.points[j];
-                p.normal_impulse = lanes.normal_impulse.as_array()[l];
-                p.tangent_impulse = lanes.tangent_impulse.map(|t| t.as_array()[l]);
-                p.max_normal_impulse = lanes.max_normal_impulse.as_array()[l];
-                p.relative_velocity = lanes.relative_velocity.as_array()[l];
-            }
+    /// What lane `l`'s constraint accumulated, to store into its contact; `None` for an
+    /// empty lane.
+    pub fn lane_impulses(&self, l: usize) -> Option<LaneImpulses> {
+        let contact = self.contacts[l];
+        if contact == EMPTY {
+            return None;
         }
+        let (t0, t1) = (self.tangents[0].lane(l), self.tangents[1].lane(l));
+        let count = self.blocks[l].count;
+        let mut points = [PointImpulses::default(); MAX_MANIFOLD_POINTS];
+        for (out, p) in points.iter_mut().zip(&self.points).take(count) {
+            let tangent = p.tangent_impulse.map(|t| t.as_array()[l]);
+            *out = PointImpulses {
+                normal: p.normal_impulse.as_array()[l],
+                tangent: t0 * tangent[0] + t1 * tangent[1],
+                max_normal: p.max_normal_impulse.as_array()[l],
+            };
+        }
+        Some(LaneImpulses {
+            contact,
+            count,
+            points,
+            rolling: self.rolling[l].impulse,
+        })
     }
 }
 
-/// Packs the constraints listed in `order`, whose colours are the ranges `colours` of
+/// The impulses one point accumulated this step (per sub-step).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct PointImpulses {
+    /// Normal impulse, N·s.
+    pub normal: f32,
+    /// Friction impulse as a world vector, N·s.
+    pub tangent: Vec3,
+    /// Largest normal impulse applied by one iteration (did the point push?), N·s.
+    pub max_normal: f32,
+}
+
+/// What one lane's constraint accumulated (see [`ConstraintLanes::lane_impulses`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LaneImpulses {
+    /// Id of the contact it came from.
+    pub contact: u32,
+    pub count: usize,
+    pub points: [PointImpulses; MAX_MANIFOLD_POINTS],
+    /// Rolling resistance angular impulse, N·m·s.
+    pub rolling: Vec3,
+}
+
+/// Inverse of the 2×2 matrix K_t = [t_i·(1/m_a + 1/m_b)t_j + (r_a×t_i)·I_a⁻¹(r_a×t_j) + …]
+/// of a point's two friction directions (rows and turns 1 and 2), packed [m00, m01, m11];
+/// zero where singular. `linear` is 1/m_a + 1/m_b.
+fn tangent_mass(
+    linear: f32x4,
+    rows_a: &[Vec3x4; 3],
+    turns_a: &[Vec3x4; 3],
+    rows_b: &[Vec3x4; 3],
+    turns_b: &[Vec3x4; 3],
+) -> [f32x4; 3] {
+    // The tangents are orthonormal: the linear part is diagonal.
+    let k00 = linear + rows_a[1].dot(turns_a[1]) + rows_b[1].dot(turns_b[1]);
+    let k11 = linear + rows_a[2].dot(turns_a[2]) + rows_b[2].dot(turns_b[2]);
+    let k01 = rows_a[1].dot(turns_a[2]) + rows_b[1].dot(turns_b[2]);
+    let det = k00 * k11 - k01 * k01;
+    let regular = det.simd_gt(f32x4::splat(f32::EPSILON) * k00 * k11) & det.is_finite();
+    [k11 / det, -k01 / det, k00 / det].map(|m| regular.select(m, f32x4::ZERO))
+}
+
+/// Prepares the constraints listed in `order`, whose colours are the ranges `colours` of
 /// it, four per lane group within each colour; the last range is the overflow set when
 /// `overflow` is true (one constraint per group).
-pub(crate) fn pack_colours(
-    constraints: &[ContactConstraint],
+pub(crate) fn prepare_colours(
+    inputs: &[ConstraintInput],
     bodies: &[SolverBody],
     order: &[u32],
     colours: &[std::ops::Range<usize>],
@@ -210,7 +325,196 @@ pub(crate) fn pack_colours(
         for chunk in order[range.clone()].chunks(width) {
             out.push(ConstraintLanes::default());
             if let Some(lanes) = out.last_mut() {
-                lanes.pack(constraints, bodies, chunk);
+                lanes.prepare(inputs, chunk, bodies);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::constraint::ConstraintShared;
+    use super::super::Softness;
+    use super::*;
+    use crate::physics::collider::MixedMaterial;
+    use crate::physics::narrow_phase::gjk::test_support::Lcg;
+
+    fn shared(contact: u32, normal: Vec3) -> ConstraintShared {
+        ConstraintShared {
+            contact,
+            normal,
+            material: MixedMaterial {
+                friction: 0.6,
+                restitution: 0.0,
+                rolling_resistance: 0.0,
+            },
+            rolling_impulse: Vec3::ZERO,
+            softness: Softness::new(30.0, 10.0, 1.0 / 240.0),
+            warm_start: true,
+        }
+    }
+
+    fn point(anchor_a: Vec3, anchor_b: Vec3) -> PointInput {
+        PointInput {
+            anchor_a,
+            anchor_b,
+            ..PointInput::default()
+        }
+    }
+
+    fn prepared(inputs: &[ConstraintInput], bodies: &[SolverBody]) -> ConstraintLanes {
+        let indices: Vec<u32> = (0..inputs.len() as u32).collect();
+        let mut lanes = ConstraintLanes::default();
+        lanes.prepare(inputs, &indices, bodies);
+        lanes
+    }
+
+    #[test]
+    fn normal_block_is_j_m_inverse_j_transpose() {
+        // Two unit cubes (I⁻¹ = 6) stacked, points at two top corners of the lower one:
+        // r×n for r = (±½, ½, ½), n = y is (−½, 0, ±½)… K_ii = 1 + 1 + 6·½ + 6·½ = 8, and
+        // for the two corners (½,·,½) and (−½,·,½): (r_i×n)·(r_j×n) = −¼ + ¼ = 0, so
+        // K_ij = 2 + 0 + 0.
+        let bodies = [
+            SolverBody::STATIC,
+            SolverBody::unit_cube(Vec3::ZERO),
+            SolverBody::unit_cube(Vec3::ZERO),
+        ];
+        let (p0, p1) = (Vec3::new(0.5, 0.5, 0.5), Vec3::new(-0.5, 0.5, 0.5));
+        let below = Vec3::new(0.0, -1.0, 0.0);
+        let s = shared(7, Vec3::Y);
+        let input = ConstraintInput::new(1, 2, &[point(p0, p0 + below), point(p1, p1 + below)], s);
+        let c = prepared(&[input], &bodies);
+        let k = c.blocks[0].k;
+        assert!((k[0][0] - 8.0).abs() < 1e-5);
+        assert!((k[1][1] - 8.0).abs() < 1e-5);
+        assert!((k[0][1] - 2.0).abs() < 1e-5 && k[1][0] == k[0][1]);
+        // Only the manifold's two points: the rest of the block is zero.
+        assert!(k[2].iter().chain(&k[3]).all(|&x| x == 0.0));
+        assert!((c.points[0].normal_mass.as_array()[0] - 0.125).abs() < 1e-6);
+        // γ = K_ii/a2.
+        let gamma = 8.0 * s.softness.compliance_scale;
+        assert!((c.points[0].compliance.as_array()[0] - gamma).abs() < 1e-6);
+        assert_eq!(
+            c.lane_impulses(0).map(|i| (i.contact, i.count)),
+            Some((7, 2))
+        );
+        assert!(c.lane_impulses(1).is_none());
+    }
+
+    #[test]
+    fn tangent_mass_inverts_the_coupled_matrix() {
+        // A point off every axis couples the two tangents through the inertia: the packed
+        // inverse times K_t must be the identity, K_t,ij = t_i·t_j/m + (r×t_i)·I⁻¹(r×t_j).
+        let bodies = [SolverBody::STATIC, SolverBody::unit_cube(Vec3::ZERO)];
+        let r = Vec3::new(0.3, -0.5, 0.2);
+        let input = ConstraintInput::new(1, 0, &[point(r, Vec3::ZERO)], shared(0, Vec3::Y));
+        let c = prepared(&[input], &bodies);
+        let t = [c.tangents[0].lane(0), c.tangents[1].lane(0)];
+        let k = |i: usize, j: usize| {
+            let (ui, wj) = (r.cross(t[i]), bodies[1].inv_inertia * r.cross(t[j]));
+            t[i].dot(t[j]) + ui.dot(wj)
+        };
+        let (k00, k01, k11) = (k(0, 0), k(0, 1), k(1, 1));
+        assert!(k01.abs() > 0.1, "the example must couple the directions");
+        let m = c.points[0].tangent_mass.map(|m| m.as_array()[0]);
+        assert!((m[0] * k00 + m[1] * k01 - 1.0).abs() < 1e-5);
+        assert!((m[0] * k01 + m[1] * k11).abs() < 1e-5);
+        assert!((m[1] * k01 + m[2] * k11 - 1.0).abs() < 1e-5);
+    }
+
+    #[test]
+    fn four_lanes_hold_what_the_scalar_formulas_give() {
+        // Four random constraints of one to four points between random bodies: every lane
+        // holds, bit for bit, the scalar evaluation of the same formulas (K_ij, 1/K_ii, the
+        // compliance, the turns I⁻¹(r×d), the approach speed), and the point slots a
+        // manifold does not have are zero.
+        let mut rng = Lcg(42);
+        let mut bodies = vec![SolverBody::STATIC];
+        for _ in 0..8 {
+            let axes = rng.rotation();
+            let inertia = Mat3::from_quat(axes)
+                * Mat3::from_diagonal(Vec3::new(
+                    rng.range(0.5, 3.0),
+                    rng.range(0.5, 3.0),
+                    rng.range(0.5, 3.0),
+                ))
+                * Mat3::from_quat(axes.inverse());
+            bodies.push(SolverBody {
+                linear_velocity: rng.vec_in(2.0),
+                angular_velocity: rng.vec_in(2.0),
+                inv_mass: rng.range(0.2, 2.0),
+                inv_inertia: inertia,
+                ..SolverBody::STATIC
+            });
+        }
+        let pairs = [(1, 2), (0, 3), (4, 5), (6, 0)];
+        let inputs: Vec<ConstraintInput> = pairs
+            .iter()
+            .enumerate()
+            .map(|(l, &(a, b))| {
+                let points: Vec<PointInput> = (0..=l)
+                    .map(|_| PointInput {
+                        anchor_a: rng.vec_in(0.6),
+                        anchor_b: rng.vec_in(0.6),
+                        depth: rng.range(-0.01, 0.02),
+                        normal_impulse: rng.range(0.0, 1.0),
+                        tangent_impulse: rng.vec_in(0.1),
+                    })
+                    .collect();
+                let normal = rng.vec_in(1.0).normalize();
+                ConstraintInput::new(a, b, &points, shared(l as u32, normal))
+            })
+            .collect();
+        let c = prepared(&inputs, &bodies);
+        for (l, input) in inputs.iter().enumerate() {
+            let (a, b) = (
+                &bodies[input.body_a as usize],
+                &bodies[input.body_b as usize],
+            );
+            let n = input.shared.normal;
+            let linear = a.inv_mass + b.inv_mass;
+            let rows = |p: &PointInput| (p.anchor_a.cross(n), p.anchor_b.cross(n));
+            let turns = |p: &PointInput| {
+                let (ua, ub) = rows(p);
+                (a.inv_inertia * ua, b.inv_inertia * ub)
+            };
+            for i in 0..4 {
+                let lane = &c.points[i];
+                if i >= input.count {
+                    assert_eq!(lane.normal_mass.as_array()[l], 0.0);
+                    assert_eq!(lane.diagonal.as_array()[l], 0.0);
+                    assert_eq!(lane.tangent_mass[0].as_array()[l], 0.0);
+                    assert_eq!(lane.normal_impulse.as_array()[l], 0.0);
+                    assert_eq!(c.blocks[l].k[i], [0.0; 4]);
+                    continue;
+                }
+                let p = &input.points[i];
+                let (ua, ub) = rows(p);
+                for j in 0..input.count {
+                    // The block is symmetric: the entry is formed once, as row i·turn j for
+                    // i ≤ j.
+                    let (ui, wj) = (
+                        rows(&input.points[i.min(j)]),
+                        turns(&input.points[i.max(j)]),
+                    );
+                    let expected = linear + ui.0.dot(wj.0) + ui.1.dot(wj.1);
+                    assert_eq!(c.blocks[l].k[i][j], expected);
+                }
+                let (wa, wb) = turns(p);
+                let k = linear + ua.dot(wa) + ub.dot(wb);
+                assert_eq!(lane.diagonal.as_array()[l], k);
+                assert_eq!(lane.normal_mass.as_array()[l], 1.0 / k);
+                let compliance = k * input.shared.softness.compliance_scale;
+                assert_eq!(lane.compliance.as_array()[l], compliance);
+                assert_eq!(lane.turns_a[0].lane(l), wa);
+                assert_eq!(lane.turns_b[0].lane(l), wb);
+                assert_eq!(lane.separation.as_array()[l], -p.depth);
+                assert_eq!(lane.normal_impulse.as_array()[l], p.normal_impulse);
+                let dv = b.linear_velocity + b.angular_velocity.cross(p.anchor_b)
+                    - a.linear_velocity
+                    - a.angular_velocity.cross(p.anchor_a);
+                assert_eq!(lane.relative_velocity.as_array()[l], dv.dot(n));
             }
         }
     }

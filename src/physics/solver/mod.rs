@@ -111,11 +111,12 @@ mod lanes;
 mod simd;
 
 pub(crate) use body::{clamp_length, clamp_speeds, SolverBody, SolverForces};
-pub(crate) use constraint::{invert_or_zero, ConstraintShared, ContactConstraint, PointInput};
+pub(crate) use constraint::{invert_or_zero, ConstraintInput, ConstraintShared, PointInput};
 pub(crate) use contact_solve::{apply_restitution, solve_contacts, warm_start, Pass};
 pub(crate) use graph_colour::{ConstraintGraph, COLOURS, OVERFLOW};
 pub(crate) use integrate::{integrate_positions, integrate_velocities};
-pub(crate) use lanes::{pack_colours, ConstraintLanes};
+pub(crate) use lanes::{prepare_colours, ConstraintLanes};
+pub(crate) use simd::LANES;
 
 use super::constants::{MASS_RATIO_FREE, MAX_SUBSTEPS};
 

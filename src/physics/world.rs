@@ -148,8 +148,9 @@ pub(crate) struct StepScratch {
     /// Colour of each constraint (see `solver::ConstraintGraph`).
     pub constraint_colour: Vec<u8>,
     pub graph: ConstraintGraph,
-    /// Height of each constraint along −gravity (the colouring's order).
-    pub constraint_height: Vec<f32>,
+    /// Each constraint's height along −gravity (see `world_solve::height_key`) in the high
+    /// 32 bits, its index in the low ones: sorted, the colouring's order.
+    pub constraint_height: Vec<u64>,
     /// Constraint indices: the colouring's order, then colour by colour (see
     /// `colour_ranges`).
     pub constraint_order: Vec<u32>,

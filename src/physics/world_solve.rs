@@ -55,15 +55,11 @@ impl super::world::StepScratch {
     /// base-40 wall pyramid moved in 10 s (0.05 m to 0.09 m).
     fn colour_constraints(&mut self) {
         let body_count = self.solver_bodies.len();
-        let heights = &self.constraint_height;
+        // By height, then by index: one integer sort (see `height_key`).
+        self.constraint_height.sort_unstable();
         let order = &mut self.constraint_order;
         order.clear();
-        order.extend(0..self.constraints.len() as u32);
-        order.sort_unstable_by(|&a, &b| {
-            heights[a as usize]
-                .total_cmp(&heights[b as usize])
-                .then(a.cmp(&b))
-        });
+        order.extend(self.constraint_height.iter().map(|&key| key as u32));
         let (constraints, bodies) = (&self.constraints, &self.solver_bodies);
         self.graph.colour(
             constraints.len(),
@@ -122,6 +118,19 @@ impl super::world::StepScratch {
             group.lanes = start..self.lanes.len();
         }
     }
+}
+
+/// The bits of `height` as an unsigned integer in the order of `f32::total_cmp`: a sign
+/// bit set flips every bit, a clear one is set, so negative heights come first, most
+/// negative first.
+fn height_key(height: f32) -> u64 {
+    let bits = height.to_bits();
+    let key = if bits >> 31 == 1 {
+        !bits
+    } else {
+        bits | 1 << 31
+    };
+    key as u64
 }
 
 /// Union–find root with path halving.
@@ -560,7 +569,10 @@ impl World {
             let height = c.points[..c.count]
                 .first()
                 .map_or(0.0, |p| -down.dot(p.point()));
-            scratch.constraint_height.push(height);
+            let index = scratch.constraint_height.len() as u64;
+            scratch
+                .constraint_height
+                .push(height_key(height) << 32 | index);
         }
         scratch.colour_constraints();
     }
@@ -644,4 +656,33 @@ fn freeze(body: &mut super::body::Body) {
     body.angular_velocity = Vec3::ZERO;
     body.force = Vec3::ZERO;
     body.torque = Vec3::ZERO;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::height_key;
+
+    #[test]
+    fn height_keys_sort_as_total_cmp() {
+        let heights = [
+            -f32::INFINITY,
+            -3.5,
+            -1.0e-30,
+            -0.0,
+            0.0,
+            1.0e-30,
+            0.25,
+            7.0,
+            f32::INFINITY,
+        ];
+        for a in heights {
+            for b in heights {
+                assert_eq!(
+                    height_key(a).cmp(&height_key(b)),
+                    a.total_cmp(&b),
+                    "{a} {b}"
+                );
+            }
+        }
+    }
 }

@@ -104,6 +104,69 @@ impl FactorLanes {
         }
     }
 
+    /// Factors four lanes' blocks at once: lane l's first `counts[l]` points, padded with
+    /// the identity. The operations of [`Factor::new`] in the same order, so a lane gets
+    /// the scalar bits; a lane whose block is not positive definite holds the identity.
+    /// Also returns each lane's cache entry under `key` (see [`CachedFactor`]).
+    pub fn factor(
+        a: &[[f32x4; N]; N],
+        counts: [usize; LANES],
+        key: u32,
+    ) -> (FactorLanes, [CachedFactor; LANES]) {
+        let (zero, one) = (f32x4::ZERO, f32x4::ONE);
+        let exists: [f32x4; N] = std::array::from_fn(|j| {
+            f32x4::new(counts.map(|n| if j < n { f32::from_bits(u32::MAX) } else { 0.0 }))
+        });
+        let mut f = FactorLanes::default();
+        let mut valid = [true; LANES];
+        for j in 0..N {
+            let diagonal = exists[j].select(a[j][j], one);
+            let mut pivot = diagonal;
+            for k in 0..j {
+                pivot -= f.l[lower(j, k)] * f.l[lower(j, k)] * f.d[k];
+            }
+            // NaN fails the comparison.
+            let good = (pivot.simd_gt(f32x4::splat(1.0e-12) * diagonal.abs()) & pivot.is_finite())
+                .to_bitmask();
+            for (l, ok) in valid.iter_mut().enumerate() {
+                *ok &= good & (1 << l) != 0;
+            }
+            f.d[j] = exists[j].select(pivot, one);
+            for i in j + 1..N {
+                let mut v = exists[i].select(a[i][j], zero);
+                for k in 0..j {
+                    v -= f.l[lower(i, k)] * f.l[lower(j, k)] * f.d[k];
+                }
+                f.l[lower(i, j)] = exists[i].select(v / f.d[j], zero);
+            }
+        }
+        let caches = std::array::from_fn(|l| {
+            let factor = (valid[l] && counts[l] > 0).then(|| Factor {
+                l: f.l.map(|x| x.as_array()[l]),
+                d: std::array::from_fn(|j| {
+                    if j < counts[l] {
+                        f.d[j].as_array()[l]
+                    } else {
+                        0.0
+                    }
+                }),
+                m: counts[l],
+            });
+            CachedFactor {
+                key,
+                factor,
+                last_active: None,
+                subset: None,
+            }
+        });
+        for (l, cache) in caches.iter().enumerate() {
+            if cache.factor.is_none() {
+                f.set_lane(l, cache);
+            }
+        }
+        (f, caches)
+    }
+
     /// x ← A⁻¹·x in every lane, the operations of `Factor::substitute` in the same order
     /// (the identity padding adds exact zeros), so each lane gets the scalar bits.
     #[inline]
@@ -484,6 +547,67 @@ mod tests {
         let d = solve_block(&a, &r, &[0.0; N], 2, &mut CachedFactor::default(), 1);
         assert!((d[0] - 1.5).abs() < 1e-6 && d[1].abs() < 1e-7, "{d:?}");
         assert_lcp(&a, &r, &[0.0; N], &d, 2);
+    }
+
+    #[test]
+    fn four_lanes_factor_as_each_block_alone() {
+        // Random SPD blocks of 1 to 4 points, one lane singular (two equal rows): every lane
+        // of the four-wide factorisation holds the bits `Factor::new` gives its block, and
+        // substitutes to the same solution; the singular lane has none.
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
+        };
+        for round in 0..200 {
+            let counts: [usize; LANES] = std::array::from_fn(|l| (round + l) % N + 1);
+            let blocks: [[[f32; N]; N]; LANES] = std::array::from_fn(|l| {
+                let b: [[f32; N]; N] = std::array::from_fn(|_| std::array::from_fn(|_| next()));
+                let mut a = [[0.0; N]; N];
+                for i in 0..counts[l] {
+                    for j in 0..counts[l] {
+                        a[i][j] = (0..N).map(|k| b[i][k] * b[j][k]).sum::<f32>()
+                            + if i == j { 0.1 } else { 0.0 };
+                    }
+                }
+                a
+            });
+            let mut blocks = blocks;
+            let singular = round % LANES;
+            if counts[singular] >= 2 {
+                blocks[singular][1] = blocks[singular][0];
+                for i in 0..N {
+                    blocks[singular][i][1] = blocks[singular][i][0];
+                }
+            }
+            let lanes: [[f32x4; N]; N] = std::array::from_fn(|i| {
+                std::array::from_fn(|j| f32x4::new(std::array::from_fn(|l| blocks[l][i][j])))
+            });
+            let (factors, caches) = FactorLanes::factor(&lanes, counts, 5);
+            let r: [f32x4; N] =
+                std::array::from_fn(|_| f32x4::new(std::array::from_fn(|_| next())));
+            let mut x = r;
+            factors.substitute(&mut x);
+            for l in 0..LANES {
+                let all: Vec<usize> = (0..counts[l]).collect();
+                let alone = Factor::new(&blocks[l], &all);
+                assert_eq!(caches[l].key, 5);
+                assert_eq!(alone.is_some(), caches[l].is_valid(), "lane {l}");
+                if l == singular && counts[l] >= 2 {
+                    assert!(alone.is_none());
+                }
+                let Some(alone) = alone else { continue };
+                let lane = caches[l].factor.expect("valid");
+                assert_eq!((lane.l, lane.d, lane.m), (alone.l, alone.d, alone.m));
+                let mut y = r.map(|v| v.as_array()[l]);
+                alone.substitute(&mut y);
+                for j in 0..counts[l] {
+                    assert_eq!(x[j].as_array()[l], y[j], "lane {l} point {j}");
+                }
+            }
+        }
     }
 
     #[test]

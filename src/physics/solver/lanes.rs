@@ -17,6 +17,7 @@ use super::block::{CachedFactor, FactorLanes};
 use super::body::SolverBody;
 use super::constraint::{invert_or_zero, ConstraintInput, PointInput};
 use super::simd::{f32x4, Mat3x4, Vec3x4, LANES};
+use crate::physics::constants::RELAX_REGULARIZATION;
 use crate::physics::math::{orthonormal_basis, Mat3, Vec3};
 use crate::physics::narrow_phase::MAX_MANIFOLD_POINTS;
 
@@ -223,16 +224,40 @@ impl ConstraintLanes {
             *rows = (rows_a[0], rows_b[0]);
         }
         // K's entries (symmetric), written into each lane's block.
+        let mut k = [[zero; MAX_MANIFOLD_POINTS]; MAX_MANIFOLD_POINTS];
         for (i, &(row_a, row_b)) in normal_rows.iter().enumerate().take(self.count) {
             for j in i..self.count {
                 let (pj_a, pj_b) = (self.points[j].turns_a[0], self.points[j].turns_b[0]);
-                let k = (linear + row_a.dot(pj_a) + row_b.dot(pj_b)).to_array();
+                let kij = linear + row_a.dot(pj_a) + row_b.dot(pj_b);
+                (k[i][j], k[j][i]) = (kij, kij);
+                let kij = kij.to_array();
                 for (l, block) in self.blocks.iter_mut().enumerate() {
                     if j < block.count {
-                        block.k[i][j] = k[l];
-                        block.k[j][i] = k[l];
+                        block.k[i][j] = kij[l];
+                        block.k[j][i] = kij[l];
                     }
                 }
+            }
+        }
+        // Both passes' blocks factored for the common case, every point touching (key 1,
+        // see `solve_normal`): the biased pass's diagonal is K_ii + γ_i, the relax pass's
+        // K_ii·(1 + ε).
+        let regularised = f32x4::splat(1.0 + RELAX_REGULARIZATION);
+        for (which, diagonal) in [
+            |p: &PointLanes, _: f32x4| p.diagonal + p.compliance,
+            |p: &PointLanes, e: f32x4| p.diagonal * e,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let mut a = k;
+            for (j, p) in self.points.iter().enumerate() {
+                a[j][j] = diagonal(p, regularised);
+            }
+            let (factors, caches) = FactorLanes::factor(&a, counts, 1);
+            self.factors[which] = factors;
+            for (block, cache) in self.blocks.iter_mut().zip(caches) {
+                block.factors[which] = cache;
             }
         }
     }

@@ -578,8 +578,8 @@ mod tests {
             let singular = round % LANES;
             if counts[singular] >= 2 {
                 blocks[singular][1] = blocks[singular][0];
-                for i in 0..N {
-                    blocks[singular][i][1] = blocks[singular][i][0];
+                for row in &mut blocks[singular] {
+                    row[1] = row[0];
                 }
             }
             let lanes: [[f32x4; N]; N] = std::array::from_fn(|i| {

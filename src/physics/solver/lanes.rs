@@ -226,8 +226,8 @@ impl ConstraintLanes {
         // K's entries (symmetric), written into each lane's block.
         let mut k = [[zero; MAX_MANIFOLD_POINTS]; MAX_MANIFOLD_POINTS];
         for (i, &(row_a, row_b)) in normal_rows.iter().enumerate().take(self.count) {
-            for j in i..self.count {
-                let (pj_a, pj_b) = (self.points[j].turns_a[0], self.points[j].turns_b[0]);
+            for (j, pj) in self.points.iter().enumerate().take(self.count).skip(i) {
+                let (pj_a, pj_b) = (pj.turns_a[0], pj.turns_b[0]);
                 let kij = linear + row_a.dot(pj_a) + row_b.dot(pj_b);
                 (k[i][j], k[j][i]) = (kij, kij);
                 let kij = kij.to_array();

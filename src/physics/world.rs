@@ -159,6 +159,8 @@ pub(crate) struct StepScratch {
     pub colour_ranges: Vec<std::ops::Range<usize>>,
     /// The constraints four per lane group, colour by colour (see `solver::ConstraintLanes`).
     pub lanes: Vec<ConstraintLanes>,
+    /// Each colour's lane groups (see `SolveGroup::lane_colours`).
+    pub lane_colours: Vec<std::ops::Range<usize>>,
     /// Awake kinematic bodies (solver indices 1 ..= this).
     pub kinematic_count: usize,
     /// Sub-step groups of this step and their contexts.

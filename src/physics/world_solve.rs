@@ -25,7 +25,7 @@ use super::math::{Isometry, Quat, Vec3};
 use super::profile::PhaseTimer;
 use super::solver::{
     self, prepare_colours, substeps_for_mass_ratio, ConstraintInput, ConstraintShared, Pass,
-    PointInput, Softness, SolverBody, SolverForces, StepContext, COLOURS, OVERFLOW,
+    PointInput, Softness, SolverBody, SolverForces, StepContext, Work, COLOURS, OVERFLOW,
 };
 use super::world::World;
 
@@ -42,6 +42,9 @@ pub(crate) struct SolveGroup {
     pub overflow: bool,
     /// Its constraints packed four per lane group, in `StepScratch::lanes`.
     pub lanes: Range<usize>,
+    /// Its colours' lane groups (ranges of its own lanes), as a range of
+    /// `StepScratch::lane_colours`.
+    pub lane_colours: Range<usize>,
 }
 
 impl super::world::StepScratch {
@@ -105,8 +108,9 @@ impl super::world::StepScratch {
             *slot += 1;
         }
         self.lanes.clear();
+        self.lane_colours.clear();
         for group in &mut self.groups {
-            let start = self.lanes.len();
+            let (start, first_colour) = (self.lanes.len(), self.lane_colours.len());
             prepare_colours(
                 &self.constraints,
                 &self.solver_bodies,
@@ -114,8 +118,10 @@ impl super::world::StepScratch {
                 &self.colour_ranges[group.colours.clone()],
                 group.overflow,
                 &mut self.lanes,
+                &mut self.lane_colours,
             );
             group.lanes = start..self.lanes.len();
+            group.lane_colours = first_colour..self.lane_colours.len();
         }
     }
 }
@@ -201,6 +207,10 @@ impl World {
         let bodies = &mut scratch.solver_bodies;
         let forces = &scratch.solver_forces;
         let lanes = &mut scratch.lanes[group.lanes.clone()];
+        let colours = &scratch.lane_colours[group.lane_colours.clone()];
+        let mut run = |work: Work, bodies: &mut [SolverBody]| {
+            solver::run_colours(work, bodies, lanes, colours, group.overflow, &ctx);
+        };
         // Kinematic bodies are shared by every group: each group moves them along its own
         // sub-steps from the start of the step.
         for body in &mut bodies[kinematic.clone()] {
@@ -223,10 +233,17 @@ impl World {
             }
             clamp(bodies, faulted);
             profile.integration_ms += timer.lap();
-            solver::warm_start(bodies, lanes);
+            run(Work::WarmStart, bodies);
             clamp(bodies, faulted);
             for _ in 0..settings.velocity_iterations.max(1) {
-                solver::solve_contacts(bodies, lanes, &ctx, Pass::Biased, moved);
+                let pass = Pass::Biased;
+                run(
+                    Work::Solve {
+                        pass,
+                        positions_moved: moved,
+                    },
+                    bodies,
+                );
                 moved = false;
             }
             clamp(bodies, faulted);
@@ -237,13 +254,20 @@ impl World {
             moved = true;
             profile.integration_ms += timer.lap();
             for _ in 0..settings.position_iterations {
-                solver::solve_contacts(bodies, lanes, &ctx, Pass::Relax, moved);
+                let pass = Pass::Relax;
+                run(
+                    Work::Solve {
+                        pass,
+                        positions_moved: moved,
+                    },
+                    bodies,
+                );
                 moved = false;
             }
             clamp(bodies, faulted);
             profile.solver_ms += timer.lap();
         }
-        solver::apply_restitution(bodies, lanes, &ctx);
+        run(Work::Restitution, bodies);
         clamp(bodies, faulted);
         profile.solver_ms += timer.lap();
     }
@@ -378,6 +402,7 @@ impl World {
                 colours: 0..0,
                 overflow: false,
                 lanes: 0..0,
+                lane_colours: 0..0,
             });
             return;
         }
@@ -411,6 +436,7 @@ impl World {
                 colours: 0..0,
                 overflow: false,
                 lanes: 0..0,
+                lane_colours: 0..0,
             });
             start = end;
         }

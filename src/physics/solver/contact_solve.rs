@@ -31,6 +31,28 @@ pub(crate) enum Pass {
 const NORMAL: usize = 0;
 const TANGENTS: [usize; 2] = [1, 2];
 
+/// Where a pass reads and writes the solver bodies: the array itself, or (with the
+/// `parallel` feature) a shared view of it whose writers never touch the same body
+/// (`parallel.rs`).
+pub(crate) trait Bodies {
+    fn at(&self, index: u32) -> &SolverBody;
+    fn set_velocities(&mut self, index: u32, linear: Vec3, angular: Vec3);
+}
+
+impl Bodies for [SolverBody] {
+    #[inline]
+    fn at(&self, index: u32) -> &SolverBody {
+        &self[index as usize]
+    }
+
+    #[inline]
+    fn set_velocities(&mut self, index: u32, linear: Vec3, angular: Vec3) {
+        let body = &mut self[index as usize];
+        body.linear_velocity = linear;
+        body.angular_velocity = angular;
+    }
+}
+
 /// The inverse masses of the lanes' bodies A and B.
 type InvMasses = (f32x4, f32x4);
 
@@ -45,9 +67,9 @@ struct Velocities {
 
 impl Velocities {
     #[inline]
-    fn load(bodies: &[SolverBody], c: &ConstraintLanes) -> Velocities {
-        let a = c.body_a.map(|i| &bodies[i as usize]);
-        let b = c.body_b.map(|i| &bodies[i as usize]);
+    fn load<B: Bodies + ?Sized>(bodies: &B, c: &ConstraintLanes) -> Velocities {
+        let a = c.body_a.map(|i| bodies.at(i));
+        let b = c.body_b.map(|i| bodies.at(i));
         Velocities {
             linear_a: Vec3x4::gather(a.map(|s| s.linear_velocity)),
             angular_a: Vec3x4::gather(a.map(|s| s.angular_velocity)),
@@ -59,18 +81,14 @@ impl Velocities {
     /// Writes back the bodies contacts can move (finite mass): never the static stand-in
     /// or a kinematic body, which other lanes may share.
     #[inline]
-    fn store(&self, bodies: &mut [SolverBody], c: &ConstraintLanes) {
+    fn store<B: Bodies + ?Sized>(&self, bodies: &mut B, c: &ConstraintLanes) {
         let (mass_a, mass_b) = (c.inv_mass_a.to_array(), c.inv_mass_b.to_array());
         for l in 0..LANES {
             if mass_a[l] > 0.0 {
-                let body = &mut bodies[c.body_a[l] as usize];
-                body.linear_velocity = self.linear_a.lane(l);
-                body.angular_velocity = self.angular_a.lane(l);
+                bodies.set_velocities(c.body_a[l], self.linear_a.lane(l), self.angular_a.lane(l));
             }
             if mass_b[l] > 0.0 {
-                let body = &mut bodies[c.body_b[l] as usize];
-                body.linear_velocity = self.linear_b.lane(l);
-                body.angular_velocity = self.angular_b.lane(l);
+                bodies.set_velocities(c.body_b[l], self.linear_b.lane(l), self.angular_b.lane(l));
             }
         }
     }
@@ -166,9 +184,9 @@ struct Tracking {
 
 impl Tracking {
     #[inline]
-    fn current(c: &ConstraintLanes, bodies: &[SolverBody]) -> Tracking {
-        let a = c.body_a.map(|i| &bodies[i as usize]);
-        let b = c.body_b.map(|i| &bodies[i as usize]);
+    fn current<B: Bodies + ?Sized>(c: &ConstraintLanes, bodies: &B) -> Tracking {
+        let a = c.body_a.map(|i| bodies.at(i));
+        let b = c.body_b.map(|i| bodies.at(i));
         Tracking {
             moved: relative_motion(c, bodies),
             rotation_a: Quatx4::gather(a.map(|s| s.delta_rotation)),
@@ -186,79 +204,75 @@ impl Tracking {
 
 /// Δx_b − Δx_a of every lane's bodies since the step start.
 #[inline]
-fn relative_motion(c: &ConstraintLanes, bodies: &[SolverBody]) -> Vec3x4 {
-    let delta =
-        |index: &[u32; LANES]| Vec3x4::gather(index.map(|i| bodies[i as usize].delta_position));
+fn relative_motion<B: Bodies + ?Sized>(c: &ConstraintLanes, bodies: &B) -> Vec3x4 {
+    let delta = |index: &[u32; LANES]| Vec3x4::gather(index.map(|i| bodies.at(i).delta_position));
     delta(&c.body_b) - delta(&c.body_a)
 }
 
-/// Applies the accumulated impulses at the current arms.
-pub(crate) fn warm_start(bodies: &mut [SolverBody], lanes: &mut [ConstraintLanes]) {
-    for c in lanes.iter_mut() {
-        let mut v = Velocities::load(bodies, c);
-        let shift = Shift::current(c, relative_motion(c, bodies));
-        let directions = c.directions();
-        let masses = (c.inv_mass_a, c.inv_mass_b);
-        for p in &c.points[..c.count] {
-            let impulses = [p.normal_impulse, p.tangent_impulse[0], p.tangent_impulse[1]];
-            for k in 0..3 {
-                let turns = shift.turns(k, &p.turns_a, &p.turns_b);
-                v.apply(&masses, directions[k], impulses[k], turns);
-            }
+/// Applies one lane group's accumulated impulses at the current arms.
+pub(crate) fn warm_start_lanes<B: Bodies + ?Sized>(bodies: &mut B, c: &mut ConstraintLanes) {
+    let mut v = Velocities::load(bodies, c);
+    let shift = Shift::current(c, relative_motion(c, bodies));
+    let directions = c.directions();
+    let masses = (c.inv_mass_a, c.inv_mass_b);
+    for p in &c.points[..c.count] {
+        let impulses = [p.normal_impulse, p.tangent_impulse[0], p.tangent_impulse[1]];
+        for k in 0..3 {
+            let turns = shift.turns(k, &p.turns_a, &p.turns_b);
+            v.apply(&masses, directions[k], impulses[k], turns);
         }
-        if c.any_rolling {
-            for_rolling_lanes(
-                c,
-                bodies,
-                &mut v,
-                |rolling, _, inertia_a, inertia_b, wa, wb| {
-                    *wa -= *inertia_a * rolling.impulse;
-                    *wb += *inertia_b * rolling.impulse;
-                },
-            );
-        }
-        v.store(bodies, c);
     }
+    if c.any_rolling {
+        for_rolling_lanes(
+            c,
+            bodies,
+            &mut v,
+            |rolling, _, inertia_a, inertia_b, wa, wb| {
+                *wa -= *inertia_a * rolling.impulse;
+                *wb += *inertia_b * rolling.impulse;
+            },
+        );
+    }
+    v.store(bodies, c);
 }
 
-/// One iteration over all contacts (see [`Pass`] for the order within a contact).
+/// One iteration over a lane group's contacts (see [`Pass`] for the order within a
+/// contact).
 /// `positions_moved`: the bodies moved since the last pass (or since packing), so each
 /// point's separation is tracked again; otherwise the last pass's is still right (the relax
 /// pass and the next sub-step's biased pass see the same positions).
-pub(crate) fn solve_contacts(
-    bodies: &mut [SolverBody],
-    lanes: &mut [ConstraintLanes],
+pub(crate) fn solve_contact_lanes<B: Bodies + ?Sized>(
+    bodies: &mut B,
+    c: &mut ConstraintLanes,
     ctx: &StepContext,
     pass: Pass,
     positions_moved: bool,
 ) {
-    for c in lanes.iter_mut() {
-        let mut v = Velocities::load(bodies, c);
-        let shift = if positions_moved {
-            let tracking = Tracking::current(c, bodies);
-            let normal = c.normal;
-            for p in &mut c.points[..c.count] {
-                p.separation_now = tracking.separation(normal, p);
-            }
-            Shift::current(c, tracking.moved)
-        } else {
-            Shift::current(c, relative_motion(c, bodies))
-        };
-        match pass {
-            Pass::Biased => {
-                solve_friction(c, &shift, &mut v);
-                solve_normal(c, &shift, &mut v, ctx, pass);
-            }
-            Pass::Relax => {
-                solve_normal(c, &shift, &mut v, ctx, pass);
-                solve_friction(c, &shift, &mut v);
-            }
+    let mut v = Velocities::load(bodies, c);
+    let shift = if positions_moved {
+        let tracking = Tracking::current(c, bodies);
+        let normal = c.normal;
+        for p in &mut c.points[..c.count] {
+            p.separation_now = tracking.separation(normal, p);
         }
-        if c.any_rolling {
-            solve_rolling(c, bodies, &mut v);
+        Shift::current(c, tracking.moved)
+    } else {
+        Shift::current(c, relative_motion(c, bodies))
+    };
+    match pass {
+        Pass::Biased => {
+            solve_friction(c, &shift, &mut v);
+            solve_normal(c, &shift, &mut v, ctx, pass);
         }
-        v.store(bodies, c);
+        Pass::Relax => {
+            solve_normal(c, &shift, &mut v, ctx, pass);
+            solve_friction(c, &shift, &mut v);
+        }
     }
+    if c.any_rolling {
+        solve_rolling(c, bodies, &mut v);
+    }
+    v.store(bodies, c);
 }
 
 /// The manifold's normal constraints as one block (see the module notes and `block.rs`).
@@ -434,9 +448,9 @@ fn solve_friction(c: &mut ConstraintLanes, shift: &Shift, v: &mut Velocities) {
 
 /// Runs `f` on every lane with rolling resistance: its rolling data, its total normal
 /// impulse, the bodies' inverse inertias and the lane's angular velocities.
-fn for_rolling_lanes(
+fn for_rolling_lanes<B: Bodies + ?Sized>(
     c: &mut ConstraintLanes,
-    bodies: &[SolverBody],
+    bodies: &B,
     v: &mut Velocities,
     mut f: impl FnMut(
         &mut super::lanes::RollingLane,
@@ -456,8 +470,8 @@ fn for_rolling_lanes(
             .map(|p| p.normal_impulse.as_array()[l])
             .sum();
         let (mut wa, mut wb) = (v.angular_a.lane(l), v.angular_b.lane(l));
-        let inertia_a = &bodies[c.body_a[l] as usize].inv_inertia;
-        let inertia_b = &bodies[c.body_b[l] as usize].inv_inertia;
+        let inertia_a = &bodies.at(c.body_a[l]).inv_inertia;
+        let inertia_b = &bodies.at(c.body_b[l]).inv_inertia;
         f(
             &mut c.rolling[l],
             total_normal,
@@ -473,7 +487,7 @@ fn for_rolling_lanes(
 
 /// Rolling resistance: an angular impulse against the relative spin, at most (lever arm ×
 /// total normal impulse), like Coulomb friction for rotation.
-fn solve_rolling(c: &mut ConstraintLanes, bodies: &[SolverBody], v: &mut Velocities) {
+fn solve_rolling<B: Bodies + ?Sized>(c: &mut ConstraintLanes, bodies: &B, v: &mut Velocities) {
     for_rolling_lanes(
         c,
         bodies,
@@ -493,43 +507,99 @@ fn solve_rolling(c: &mut ConstraintLanes, bodies: &[SolverBody], v: &mut Velocit
     );
 }
 
-/// Restitution: for points hit faster than the threshold, drive the normal velocity to
-/// −e times the approach velocity (accumulated impulse stays ≥ 0).
-pub(crate) fn apply_restitution(
+/// One kind of per-lane-group work of the sub-steps, for [`run_colours`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Work {
+    WarmStart,
+    Solve { pass: Pass, positions_moved: bool },
+    Restitution,
+}
+
+/// Does `work` on one lane group.
+#[inline]
+pub(crate) fn run_lanes<B: Bodies + ?Sized>(
+    work: Work,
+    bodies: &mut B,
+    c: &mut ConstraintLanes,
+    ctx: &StepContext,
+) {
+    match work {
+        Work::WarmStart => warm_start_lanes(bodies, c),
+        Work::Solve {
+            pass,
+            positions_moved,
+        } => solve_contact_lanes(bodies, c, ctx, pass, positions_moved),
+        Work::Restitution => restitution_lanes(bodies, c, ctx),
+    }
+}
+
+/// Does `work` on every lane group of a sub-step group, colour by colour (`colours`: the
+/// lane ranges of each colour, the last one the overflow set when `overflow`). With the
+/// `parallel` feature a colour's lane groups are spread over the rayon pool's threads;
+/// they move disjoint bodies (see `graph_colour.rs`), so the result is the same bits as
+/// doing them in order on one thread. The overflow set always runs in order.
+pub(crate) fn run_colours(
+    work: Work,
     bodies: &mut [SolverBody],
     lanes: &mut [ConstraintLanes],
+    colours: &[std::ops::Range<usize>],
+    overflow: bool,
+    ctx: &StepContext,
+) {
+    #[cfg(feature = "parallel")]
+    for (i, range) in colours.iter().enumerate() {
+        let lanes = &mut lanes[range.clone()];
+        if overflow && i + 1 == colours.len() {
+            for c in lanes {
+                run_lanes(work, bodies, c, ctx);
+            }
+        } else {
+            super::parallel::run_colour(work, bodies, lanes, ctx);
+        }
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        let _ = (colours, overflow);
+        for c in lanes {
+            run_lanes(work, bodies, c, ctx);
+        }
+    }
+}
+
+/// Restitution: for points hit faster than the threshold, drive the normal velocity to
+/// −e times the approach velocity (accumulated impulse stays ≥ 0).
+pub(crate) fn restitution_lanes<B: Bodies + ?Sized>(
+    bodies: &mut B,
+    c: &mut ConstraintLanes,
     ctx: &StepContext,
 ) {
     let zero = f32x4::ZERO;
     let threshold = f32x4::splat(-ctx.restitution_threshold);
-    for c in lanes.iter_mut() {
-        let bouncy = c.restitution.simd_gt(zero);
-        if bouncy.none() {
+    let bouncy = c.restitution.simd_gt(zero);
+    if bouncy.none() {
+        return;
+    }
+    let mut v = Velocities::load(bodies, c);
+    let shift = Shift::current(c, relative_motion(c, bodies));
+    let (normal, e) = (c.normal, c.restitution);
+    let masses = (c.inv_mass_a, c.inv_mass_b);
+    for p in &mut c.points[..c.count] {
+        let hit =
+            bouncy & p.relative_velocity.simd_le(threshold) & p.max_normal_impulse.simd_ne(zero);
+        if hit.none() {
             continue;
         }
-        let mut v = Velocities::load(bodies, c);
-        let shift = Shift::current(c, relative_motion(c, bodies));
-        let (normal, e) = (c.normal, c.restitution);
-        let masses = (c.inv_mass_a, c.inv_mass_b);
-        for p in &mut c.points[..c.count] {
-            let hit = bouncy
-                & p.relative_velocity.simd_le(threshold)
-                & p.max_normal_impulse.simd_ne(zero);
-            if hit.none() {
-                continue;
-            }
-            let (ra, rb) = shift.arms(p.anchor_a, p.anchor_b);
-            let vn = v.along(normal, ra.cross(normal), rb.cross(normal));
-            let delta = -p.normal_mass * (vn + e * p.relative_velocity);
-            let total = (p.normal_impulse + delta).max(zero);
-            let applied = hit.select(total - p.normal_impulse, zero);
-            p.normal_impulse = hit.select(total, p.normal_impulse);
-            p.max_normal_impulse = p.max_normal_impulse.max(applied);
-            let turns = shift.turns(NORMAL, &p.turns_a, &p.turns_b);
-            v.apply(&masses, normal, applied, turns);
-        }
-        v.store(bodies, c);
+        let (ra, rb) = shift.arms(p.anchor_a, p.anchor_b);
+        let vn = v.along(normal, ra.cross(normal), rb.cross(normal));
+        let delta = -p.normal_mass * (vn + e * p.relative_velocity);
+        let total = (p.normal_impulse + delta).max(zero);
+        let applied = hit.select(total - p.normal_impulse, zero);
+        p.normal_impulse = hit.select(total, p.normal_impulse);
+        p.max_normal_impulse = p.max_normal_impulse.max(applied);
+        let turns = shift.turns(NORMAL, &p.turns_a, &p.turns_b);
+        v.apply(&masses, normal, applied, turns);
     }
+    v.store(bodies, c);
 }
 
 #[cfg(test)]
@@ -556,6 +626,25 @@ mod tests {
             .collect()
     }
 
+    /// `work` on every lane group in order.
+    fn run(
+        work: Work,
+        bodies: &mut [SolverBody],
+        lanes: &mut [ConstraintLanes],
+        ctx: &StepContext,
+    ) {
+        for c in lanes {
+            run_lanes(work, bodies, c, ctx);
+        }
+    }
+
+    fn solve(pass: Pass) -> Work {
+        Work::Solve {
+            pass,
+            positions_moved: false,
+        }
+    }
+
     /// The impulses of every constraint in `lanes`, by contact id.
     fn impulses(lanes: &[ConstraintLanes]) -> Vec<(u32, Vec<PointImpulses>)> {
         let mut all: Vec<_> = lanes
@@ -578,7 +667,7 @@ mod tests {
         let groups: Vec<[u32; 1]> = (0..inputs.len() as u32).map(|i| [i]).collect();
         let groups: Vec<&[u32]> = groups.iter().map(|g| &g[..]).collect();
         let mut lanes = prepare(inputs, bodies, &groups);
-        super::solve_contacts(bodies, &mut lanes, ctx, pass, false);
+        run(solve(pass), bodies, &mut lanes, ctx);
         impulses(&lanes).into_iter().flat_map(|(_, p)| p).collect()
     }
 
@@ -771,9 +860,9 @@ mod tests {
         let run = |groups: &[&[u32]]| {
             let mut bodies = bodies.clone();
             let mut lanes = prepare(&constraints, &bodies, groups);
-            warm_start(&mut bodies, &mut lanes);
+            run(Work::WarmStart, &mut bodies, &mut lanes, &ctx);
             for pass in [Pass::Biased, Pass::Relax, Pass::Biased] {
-                super::solve_contacts(&mut bodies, &mut lanes, &ctx, pass, false);
+                run(solve(pass), &mut bodies, &mut lanes, &ctx);
             }
             (bodies, impulses(&lanes))
         };

@@ -108,11 +108,13 @@ mod contact_solve;
 mod graph_colour;
 mod integrate;
 mod lanes;
+#[cfg(feature = "parallel")]
+mod parallel;
 mod simd;
 
 pub(crate) use body::{clamp_length, clamp_speeds, SolverBody, SolverForces};
 pub(crate) use constraint::{invert_or_zero, ConstraintInput, ConstraintShared, PointInput};
-pub(crate) use contact_solve::{apply_restitution, solve_contacts, warm_start, Pass};
+pub(crate) use contact_solve::{run_colours, Pass, Work};
 pub(crate) use graph_colour::{ConstraintGraph, COLOURS, OVERFLOW};
 pub(crate) use integrate::{integrate_positions, integrate_velocities};
 pub(crate) use lanes::{prepare_colours, ConstraintLanes};

@@ -549,18 +549,22 @@ mod tests {
         assert_lcp(&a, &r, &[0.0; N], &d, 2);
     }
 
+    /// Uniform in [−1, 1) from a xorshift generator seeded with `seed`.
+    fn xorshift(mut seed: u64) -> impl FnMut() -> f32 {
+        move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
+        }
+    }
+
     #[test]
     fn four_lanes_factor_as_each_block_alone() {
         // Random SPD blocks of 1 to 4 points, one lane singular (two equal rows): every lane
         // of the four-wide factorisation holds the bits `Factor::new` gives its block, and
         // substitutes to the same solution; the singular lane has none.
-        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
-        };
+        let mut next = xorshift(0x9E37_79B9_7F4A_7C15);
         for round in 0..200 {
             let counts: [usize; LANES] = std::array::from_fn(|l| (round + l) % N + 1);
             let blocks: [[[f32; N]; N]; LANES] = std::array::from_fn(|l| {
@@ -614,13 +618,7 @@ mod tests {
     fn random_blocks_satisfy_the_lcp() {
         // Random SPD 4×4 matrices B·Bᵀ + 0.1·I and random right-hand sides and impulses
         // (fixed seed): every solution meets the complementarity conditions.
-        let mut seed = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
-        };
+        let mut next = xorshift(0x2545_F491_4F6C_DD1D);
         for _ in 0..2000 {
             let b: [[f32; N]; N] = std::array::from_fn(|_| std::array::from_fn(|_| next()));
             let mut a = [[0.0; N]; N];

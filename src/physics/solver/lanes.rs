@@ -360,3 +360,192 @@ pub(crate) fn prepare_colours(
         lane_colours.push(start..out.len() - first);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::constraint::ConstraintShared;
+    use super::super::Softness;
+    use super::*;
+    use crate::physics::collider::MixedMaterial;
+    use crate::physics::narrow_phase::gjk::test_support::Lcg;
+
+    fn shared(contact: u32, normal: Vec3) -> ConstraintShared {
+        ConstraintShared {
+            contact,
+            normal,
+            material: MixedMaterial {
+                friction: 0.6,
+                restitution: 0.0,
+                rolling_resistance: 0.0,
+            },
+            rolling_impulse: Vec3::ZERO,
+            softness: Softness::new(30.0, 10.0, 1.0 / 240.0),
+            warm_start: true,
+        }
+    }
+
+    fn point(anchor_a: Vec3, anchor_b: Vec3) -> PointInput {
+        PointInput {
+            anchor_a,
+            anchor_b,
+            ..PointInput::default()
+        }
+    }
+
+    fn prepared(inputs: &[ConstraintInput], bodies: &[SolverBody]) -> ConstraintLanes {
+        let indices: Vec<u32> = (0..inputs.len() as u32).collect();
+        let mut lanes = ConstraintLanes::default();
+        lanes.prepare(inputs, &indices, bodies);
+        lanes
+    }
+
+    #[test]
+    fn normal_block_is_j_m_inverse_j_transpose() {
+        // Two unit cubes (I⁻¹ = 6) stacked, points at two top corners of the lower one:
+        // r×n for r = (±½, ½, ½), n = y is (−½, 0, ±½)… K_ii = 1 + 1 + 6·½ + 6·½ = 8, and
+        // for the two corners (½,·,½) and (−½,·,½): (r_i×n)·(r_j×n) = −¼ + ¼ = 0, so
+        // K_ij = 2 + 0 + 0.
+        let bodies = [
+            SolverBody::STATIC,
+            SolverBody::unit_cube(Vec3::ZERO),
+            SolverBody::unit_cube(Vec3::ZERO),
+        ];
+        let (p0, p1) = (Vec3::new(0.5, 0.5, 0.5), Vec3::new(-0.5, 0.5, 0.5));
+        let below = Vec3::new(0.0, -1.0, 0.0);
+        let s = shared(7, Vec3::Y);
+        let input = ConstraintInput::new(1, 2, &[point(p0, p0 + below), point(p1, p1 + below)], s);
+        let c = prepared(&[input], &bodies);
+        let k = c.blocks[0].k;
+        assert!((k[0][0] - 8.0).abs() < 1e-5);
+        assert!((k[1][1] - 8.0).abs() < 1e-5);
+        assert!((k[0][1] - 2.0).abs() < 1e-5 && k[1][0] == k[0][1]);
+        // Only the manifold's two points: the rest of the block is zero.
+        assert!(k[2].iter().chain(&k[3]).all(|&x| x == 0.0));
+        assert!((c.points[0].normal_mass.as_array()[0] - 0.125).abs() < 1e-6);
+        // γ = K_ii/a2.
+        let gamma = 8.0 * s.softness.compliance_scale;
+        assert!((c.points[0].compliance.as_array()[0] - gamma).abs() < 1e-6);
+        assert_eq!(
+            c.lane_impulses(0).map(|i| (i.contact, i.count)),
+            Some((7, 2))
+        );
+        assert!(c.lane_impulses(1).is_none());
+    }
+
+    #[test]
+    fn tangent_mass_inverts_the_coupled_matrix() {
+        // A point off every axis couples the two tangents through the inertia: the packed
+        // inverse times K_t must be the identity, K_t,ij = t_i·t_j/m + (r×t_i)·I⁻¹(r×t_j).
+        let bodies = [SolverBody::STATIC, SolverBody::unit_cube(Vec3::ZERO)];
+        let r = Vec3::new(0.3, -0.5, 0.2);
+        let input = ConstraintInput::new(1, 0, &[point(r, Vec3::ZERO)], shared(0, Vec3::Y));
+        let c = prepared(&[input], &bodies);
+        let t = [c.tangents[0].lane(0), c.tangents[1].lane(0)];
+        let k = |i: usize, j: usize| {
+            let (ui, wj) = (r.cross(t[i]), bodies[1].inv_inertia * r.cross(t[j]));
+            t[i].dot(t[j]) + ui.dot(wj)
+        };
+        let (k00, k01, k11) = (k(0, 0), k(0, 1), k(1, 1));
+        assert!(k01.abs() > 0.1, "the example must couple the directions");
+        let m = c.points[0].tangent_mass.map(|m| m.as_array()[0]);
+        assert!((m[0] * k00 + m[1] * k01 - 1.0).abs() < 1e-5);
+        assert!((m[0] * k01 + m[1] * k11).abs() < 1e-5);
+        assert!((m[1] * k01 + m[2] * k11 - 1.0).abs() < 1e-5);
+    }
+
+    #[test]
+    fn four_lanes_hold_what_the_scalar_formulas_give() {
+        // Four random constraints of one to four points between random bodies: every lane
+        // holds, bit for bit, the scalar evaluation of the same formulas (K_ij, 1/K_ii, the
+        // compliance, the turns I⁻¹(r×d), the approach speed), and the point slots a
+        // manifold does not have are zero.
+        let mut rng = Lcg(42);
+        let mut bodies = vec![SolverBody::STATIC];
+        for _ in 0..8 {
+            let axes = rng.rotation();
+            let inertia = Mat3::from_quat(axes)
+                * Mat3::from_diagonal(Vec3::new(
+                    rng.range(0.5, 3.0),
+                    rng.range(0.5, 3.0),
+                    rng.range(0.5, 3.0),
+                ))
+                * Mat3::from_quat(axes.inverse());
+            bodies.push(SolverBody {
+                linear_velocity: rng.vec_in(2.0),
+                angular_velocity: rng.vec_in(2.0),
+                inv_mass: rng.range(0.2, 2.0),
+                inv_inertia: inertia,
+                ..SolverBody::STATIC
+            });
+        }
+        let pairs = [(1, 2), (0, 3), (4, 5), (6, 0)];
+        let inputs: Vec<ConstraintInput> = pairs
+            .iter()
+            .enumerate()
+            .map(|(l, &(a, b))| {
+                let points: Vec<PointInput> = (0..=l)
+                    .map(|_| PointInput {
+                        anchor_a: rng.vec_in(0.6),
+                        anchor_b: rng.vec_in(0.6),
+                        depth: rng.range(-0.01, 0.02),
+                        normal_impulse: rng.range(0.0, 1.0),
+                        tangent_impulse: rng.vec_in(0.1),
+                    })
+                    .collect();
+                let normal = rng.vec_in(1.0).normalize();
+                ConstraintInput::new(a, b, &points, shared(l as u32, normal))
+            })
+            .collect();
+        let c = prepared(&inputs, &bodies);
+        for (l, input) in inputs.iter().enumerate() {
+            let (a, b) = (
+                &bodies[input.body_a as usize],
+                &bodies[input.body_b as usize],
+            );
+            let n = input.shared.normal;
+            let linear = a.inv_mass + b.inv_mass;
+            let rows = |p: &PointInput| (p.anchor_a.cross(n), p.anchor_b.cross(n));
+            let turns = |p: &PointInput| {
+                let (ua, ub) = rows(p);
+                (a.inv_inertia * ua, b.inv_inertia * ub)
+            };
+            for i in 0..4 {
+                let lane = &c.points[i];
+                if i >= input.count {
+                    assert_eq!(lane.normal_mass.as_array()[l], 0.0);
+                    assert_eq!(lane.diagonal.as_array()[l], 0.0);
+                    assert_eq!(lane.tangent_mass[0].as_array()[l], 0.0);
+                    assert_eq!(lane.normal_impulse.as_array()[l], 0.0);
+                    assert_eq!(c.blocks[l].k[i], [0.0; 4]);
+                    continue;
+                }
+                let p = &input.points[i];
+                let (ua, ub) = rows(p);
+                for j in 0..input.count {
+                    // The block is symmetric: the entry is formed once, as row i·turn j for
+                    // i ≤ j.
+                    let (ui, wj) = (
+                        rows(&input.points[i.min(j)]),
+                        turns(&input.points[i.max(j)]),
+                    );
+                    let expected = linear + ui.0.dot(wj.0) + ui.1.dot(wj.1);
+                    assert_eq!(c.blocks[l].k[i][j], expected);
+                }
+                let (wa, wb) = turns(p);
+                let k = linear + ua.dot(wa) + ub.dot(wb);
+                assert_eq!(lane.diagonal.as_array()[l], k);
+                assert_eq!(lane.normal_mass.as_array()[l], 1.0 / k);
+                let compliance = k * input.shared.softness.compliance_scale;
+                assert_eq!(lane.compliance.as_array()[l], compliance);
+                assert_eq!(lane.turns_a[0].lane(l), wa);
+                assert_eq!(lane.turns_b[0].lane(l), wb);
+                assert_eq!(lane.separation.as_array()[l], -p.depth);
+                assert_eq!(lane.normal_impulse.as_array()[l], p.normal_impulse);
+                let dv = b.linear_velocity + b.angular_velocity.cross(p.anchor_b)
+                    - a.linear_velocity
+                    - a.angular_velocity.cross(p.anchor_a);
+                assert_eq!(lane.relative_velocity.as_array()[l], dv.dot(n));
+            }
+        }
+    }
+}

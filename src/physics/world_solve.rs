@@ -236,14 +236,7 @@ impl World {
             run(Work::WarmStart, bodies);
             clamp(bodies, faulted);
             for _ in 0..settings.velocity_iterations.max(1) {
-                let pass = Pass::Biased;
-                run(
-                    Work::Solve {
-                        pass,
-                        positions_moved: moved,
-                    },
-                    bodies,
-                );
+                run(Work::solve(Pass::Biased, moved), bodies);
                 moved = false;
             }
             clamp(bodies, faulted);
@@ -254,14 +247,7 @@ impl World {
             moved = true;
             profile.integration_ms += timer.lap();
             for _ in 0..settings.position_iterations {
-                let pass = Pass::Relax;
-                run(
-                    Work::Solve {
-                        pass,
-                        positions_moved: moved,
-                    },
-                    bodies,
-                );
+                run(Work::solve(Pass::Relax, moved), bodies);
                 moved = false;
             }
             clamp(bodies, faulted);

@@ -515,6 +515,16 @@ pub(crate) enum Work {
     Restitution,
 }
 
+impl Work {
+    /// One biased or relax pass; `positions_moved`: see [`solve_contact_lanes`].
+    pub const fn solve(pass: Pass, positions_moved: bool) -> Work {
+        Work::Solve {
+            pass,
+            positions_moved,
+        }
+    }
+}
+
 /// Does `work` on one lane group.
 #[inline]
 pub(crate) fn run_lanes<B: Bodies + ?Sized>(
@@ -638,13 +648,6 @@ mod tests {
         }
     }
 
-    fn solve(pass: Pass) -> Work {
-        Work::Solve {
-            pass,
-            positions_moved: false,
-        }
-    }
-
     /// The impulses of every constraint in `lanes`, by contact id.
     fn impulses(lanes: &[ConstraintLanes]) -> Vec<(u32, Vec<PointImpulses>)> {
         let mut all: Vec<_> = lanes
@@ -667,7 +670,7 @@ mod tests {
         let groups: Vec<[u32; 1]> = (0..inputs.len() as u32).map(|i| [i]).collect();
         let groups: Vec<&[u32]> = groups.iter().map(|g| &g[..]).collect();
         let mut lanes = prepare(inputs, bodies, &groups);
-        run(solve(pass), bodies, &mut lanes, ctx);
+        run(Work::solve(pass, false), bodies, &mut lanes, ctx);
         impulses(&lanes).into_iter().flat_map(|(_, p)| p).collect()
     }
 
@@ -862,7 +865,7 @@ mod tests {
             let mut lanes = prepare(&constraints, &bodies, groups);
             run(Work::WarmStart, &mut bodies, &mut lanes, &ctx);
             for pass in [Pass::Biased, Pass::Relax, Pass::Biased] {
-                run(solve(pass), &mut bodies, &mut lanes, &ctx);
+                run(Work::solve(pass, false), &mut bodies, &mut lanes, &ctx);
             }
             (bodies, impulses(&lanes))
         };

@@ -172,18 +172,9 @@ mod tests {
 
     const WORK: [Work; 5] = [
         Work::WarmStart,
-        Work::Solve {
-            pass: Pass::Biased,
-            positions_moved: false,
-        },
-        Work::Solve {
-            pass: Pass::Relax,
-            positions_moved: false,
-        },
-        Work::Solve {
-            pass: Pass::Biased,
-            positions_moved: false,
-        },
+        Work::solve(Pass::Biased, false),
+        Work::solve(Pass::Relax, false),
+        Work::solve(Pass::Biased, false),
         Work::Restitution,
     ];
 

@@ -6,6 +6,7 @@
 
 mod camera;
 mod debug_draw;
+mod grab;
 mod render;
 mod sandbox;
 mod stress;
@@ -22,8 +23,9 @@ use crate::headless::CliError;
 use crate::physics::{BodyType, Shape};
 use camera::OrbitCamera;
 use debug_draw::Layers;
+use grab::Grab;
 use render::Renderer;
-use sandbox::{Grab, Sandbox};
+use sandbox::Sandbox;
 use stress::StressTest;
 
 /// At most this many fixed steps per frame: a slow frame drops time instead of spiralling.

@@ -8,6 +8,7 @@ use std::time::SystemTime;
 
 use macroquad::prelude::*;
 
+use super::grab::{self, Grab};
 use crate::physics::shape::ConvexHull;
 use crate::physics::{BodyDef, BodyHandle, BodyType, ColliderDef, Isometry, Quat, Shape, World};
 use crate::scene::schema::{CameraDesc, Color as SceneColor};
@@ -133,19 +134,6 @@ impl Default for SpawnSettings {
     }
 }
 
-/// A body held by the mouse: a spring from a point on the body to the cursor.
-#[derive(Clone, Copy, Debug)]
-pub struct Grab {
-    /// The body.
-    pub body: BodyHandle,
-    /// The grabbed point in the body frame.
-    pub local_point: Vec3,
-    /// Distance from the camera along the mouse ray, m.
-    pub distance: f32,
-    /// Where the cursor wants the point, world.
-    pub target: Vec3,
-}
-
 /// A pleasant palette for bodies without a colour.
 const PALETTE: [[f32; 3]; 10] = [
     [0.91, 0.45, 0.36],
@@ -259,8 +247,11 @@ impl Sandbox {
             }
             Err(e) => {
                 self.error = Some(e.to_string());
-                // Don't retry the same broken version every half second.
-                self.watched_mtime = modified(path);
+                // A broken version of the watched file is not retried every half second; a
+                // broken other file leaves the running scene and its watch alone.
+                if self.source == Source::File(path.to_path_buf()) {
+                    self.watched_mtime = modified(path);
+                }
                 false
             }
         }
@@ -343,28 +334,13 @@ impl Sandbox {
         steps
     }
 
-    /// Pulls the grabbed body towards the cursor with a critically damped spring
-    /// (5 Hz, force scaled by the body's mass so every body follows alike).
+    /// Pulls the grabbed body towards the cursor (a soft point constraint, see `grab.rs`).
     fn apply_grab(&mut self) {
-        let Some(grab) = self.grab else {
-            return;
-        };
-        let Some(body) = self.world.body(grab.body) else {
-            self.grab = None;
-            return;
-        };
-        if body.body_type() != BodyType::Dynamic {
-            return;
+        if let Some(grab) = self.grab {
+            if !grab::apply_grab(&mut self.world, &grab, self.timestep) {
+                self.grab = None;
+            }
         }
-        let point = body.position() + body.rotation() * grab.local_point;
-        let velocity = body.velocity_at_point(point);
-        let omega = std::f32::consts::TAU * 5.0;
-        let accel = (grab.target - point) * omega * omega - velocity * 2.0 * omega;
-        let force = (accel - self.world.settings().gravity * body.gravity_scale()) * body.mass();
-        // Damp the spin a little so a held body does not swing forever.
-        let torque = -(body.world_inertia() * body.angular_velocity()) * 4.0;
-        self.world.apply_force_at_point(grab.body, force, point);
-        self.world.apply_torque(grab.body, torque);
     }
 
     /// The display colour of a body.
@@ -520,6 +496,15 @@ mod tests {
         assert_eq!(s.world.step_count(), 1);
         s.step_once();
         assert_eq!(s.world.step_count(), 2);
+        // The running scene's watch is untouched: the good file did not change, so it is not
+        // reloaded (which would restart it at step 0), and the error stays until dismissed.
+        std::thread::sleep(std::time::Duration::from_millis(1100));
+        std::fs::write(&bad, "Scene(bodies: [").unwrap();
+        assert!(!s.load(&bad));
+        assert!(!s.hot_reload());
+        assert_eq!(s.world.step_count(), 2);
+        assert!(s.error.as_deref().unwrap_or("").contains("bad.ron:1:"));
+        assert_eq!(s.source, Source::File(good.clone()));
     }
 
     #[test]
@@ -602,29 +587,72 @@ mod tests {
         }
     }
 
-    #[test]
-    fn the_mouse_spring_pulls_a_body_to_the_cursor() {
-        let path = temp_file("grab.ron", TWO_BOXES);
-        let mut s = sandbox_on(&path);
+    /// Holds the box "a" by `local_point` with the target following `path(t)` for `steps`;
+    /// returns the largest |ω| seen and the final (|v|, |ω|, |grab point − target|).
+    fn hold(
+        file: &str,
+        local_point: Vec3,
+        steps: usize,
+        path: impl Fn(f32, Vec3) -> Vec3,
+    ) -> (f32, f32, f32, f32) {
+        let path_file = temp_file(file, TWO_BOXES);
+        let mut s = sandbox_on(&path_file);
         let a = s
             .meta
             .iter()
             .find(|(_, m)| m.name == "a")
             .map(|(h, _)| *h)
             .unwrap();
-        let target = Vec3::new(0.0, 3.0, 0.0);
+        let body = s.world.body(a).unwrap();
+        let start = body.position() + body.rotation() * local_point;
         s.grab = Some(Grab {
             body: a,
-            local_point: Vec3::ZERO,
+            local_point,
             distance: 5.0,
-            target,
+            target: start,
         });
-        // A critically damped 5 Hz spring settles within about a second.
-        for _ in 0..90 {
+        let mut max_spin = 0.0f32;
+        for i in 0..steps {
+            let t = (i + 1) as f32 * s.timestep;
+            s.grab.as_mut().unwrap().target = path(t, start);
             s.step_once();
+            max_spin = max_spin.max(s.world.body(a).unwrap().angular_velocity().length());
         }
-        let p = s.world.body(a).unwrap().position();
-        assert!((p - target).length() < 0.05, "held at {p}");
+        let body = s.world.body(a).unwrap();
+        let point = body.position() + body.rotation() * local_point;
+        (
+            max_spin,
+            body.linear_velocity().length(),
+            body.angular_velocity().length(),
+            (point - s.grab.unwrap().target).length(),
+        )
+    }
+
+    #[test]
+    fn a_body_held_by_its_corner_hangs_still_under_the_cursor() {
+        // Lifted 2 m by a corner over one second, then held for two: the old full-mass spring
+        // spun this box at 130–190 rad/s. The soft constraint sags by g/ω² = 9.81/(2π·5)² ≈ 1 cm
+        // under the weight; the box swings until its centre hangs below the corner, damped.
+        let corner = Vec3::new(0.5, 0.5, 0.5);
+        let lift = |t: f32, start: Vec3| start + Vec3::Y * 2.0 * t.min(1.0);
+        let (max_spin, v, w, gap) = hold("hang.ron", corner, 180, lift);
+        assert!(v < 0.5 && w < 2.0, "|v| = {v}, |ω| = {w}");
+        assert!(gap < 0.05, "the corner is {gap} m from the cursor");
+        assert!(max_spin < 10.0, "spun up to {max_spin} rad/s");
+    }
+
+    #[test]
+    fn a_body_follows_a_moving_cursor_without_spinning_up() {
+        // The cursor lifts the box 1 m, then circles 2 m wide once every 2 s (3.1 m/s): the
+        // box trails by a little and never spins up.
+        let corner = Vec3::new(0.5, 0.5, -0.5);
+        let circle = |t: f32, start: Vec3| {
+            let a = std::f32::consts::PI * t;
+            start + Vec3::new(a.cos() - 1.0, 1.0, a.sin())
+        };
+        let (max_spin, _, _, gap) = hold("follow.ron", corner, 240, circle);
+        assert!(gap < 0.5, "trails the cursor by {gap} m");
+        assert!(max_spin < 15.0, "spun up to {max_spin} rad/s");
     }
 
     #[test]

@@ -45,6 +45,15 @@ struct Cli {
     /// Start the stress test at once and print its result.
     #[arg(long)]
     stress: bool,
+
+    /// Drive the window from an input script (mouse, wheel, keys, text by frame; see
+    /// src/app/input.rs) instead of the mouse and keyboard; needs --frames.
+    #[arg(long, value_name = "ACTIONS.ron", requires = "frames")]
+    script: Option<PathBuf>,
+
+    /// After the last frame, write the world's and the window's state as JSON; needs --frames.
+    #[arg(long, value_name = "OUT.json", requires = "frames")]
+    dump_state: Option<PathBuf>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -91,8 +100,8 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let result = match cli.command {
+    let mut cli = Cli::parse();
+    let result = match cli.command.take() {
         Some(Command::Run {
             scene,
             steps,
@@ -110,7 +119,7 @@ fn main() -> ExitCode {
             csv,
             max_steps,
         }) => headless::stress(scene.as_deref(), budget_ms, csv.as_deref(), max_steps),
-        None => open_window(cli.scene, cli.frames, cli.screenshot, cli.draw, cli.stress),
+        None => open_window(cli),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -123,27 +132,21 @@ fn main() -> ExitCode {
 
 /// Opens the sandbox window.
 #[cfg(feature = "app")]
-fn open_window(
-    scene: Option<PathBuf>,
-    frames: Option<u64>,
-    screenshot: Option<PathBuf>,
-    draw: Vec<String>,
-    stress: bool,
-) -> Result<(), CliError> {
-    let options = impulse::app::AppOptions::new(scene, frames, screenshot, &draw, stress)
-        .map_err(CliError::BadInput)?;
-    impulse::app::run(options)
+fn open_window(cli: Cli) -> Result<(), CliError> {
+    impulse::app::run(impulse::app::AppOptions {
+        scene: cli.scene,
+        frames: cli.frames,
+        screenshot: cli.screenshot,
+        draw: cli.draw,
+        stress: cli.stress,
+        script: cli.script,
+        dump_state: cli.dump_state,
+    })
 }
 
 /// Without the `app` feature there is no window to open.
 #[cfg(not(feature = "app"))]
-fn open_window(
-    _: Option<PathBuf>,
-    _: Option<u64>,
-    _: Option<PathBuf>,
-    _: Vec<String>,
-    _: bool,
-) -> Result<(), CliError> {
+fn open_window(_: Cli) -> Result<(), CliError> {
     Err(CliError::BadInput(
         "this build has no sandbox window (built without the `app` feature); use `impulse run|bench|stress`".into(),
     ))

@@ -178,6 +178,9 @@ fn bench_and_stress_report() {
     assert_eq!(out.status.code(), Some(0));
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["bodies"], 21);
+    // The body count never changes, so its mean over the steps is exactly 21 (integer sums
+    // divided once, not 21/20 added twenty times).
+    assert_eq!(json["counter_means"]["bodies"].as_f64(), Some(21.0));
     let step = &json["step_ms"];
     let (mean, median, p95, max) = (
         step["mean"].as_f64().unwrap(),

@@ -18,9 +18,16 @@ pub struct OrbitCamera {
     pub distance: f32,
     /// Vertical field of view, rad.
     pub fov: f32,
-    /// Left edge of the 3D view in pixels (the panel covers the rest of the left).
-    pub viewport_left: f32,
+    /// The 3D view's rectangle between the panels: left edge, width, height, in pixels.
+    pub viewport: [f32; 3],
+    /// Height of the floor the eye must stay above (the top of the scene's ground), m.
+    pub floor: Option<f32>,
 }
+
+/// The eye stays at least this far above the floor, m.
+const EYE_ABOVE_FLOOR: f32 = 0.3;
+/// The steepest pitch either way, rad (about 83°).
+const MAX_PITCH: f32 = 1.45;
 
 impl OrbitCamera {
     /// The camera a scene file asks for.
@@ -35,8 +42,26 @@ impl OrbitCamera {
             pitch: (offset.y / distance).clamp(-1.0, 1.0).asin(),
             distance,
             fov: desc.fov_deg.to_radians(),
-            viewport_left: 0.0,
+            viewport: [0.0, 1280.0, 800.0],
+            floor: None,
         }
+    }
+
+    /// The lowest pitch that keeps the eye above the floor at the current distance.
+    fn min_pitch(&self) -> f32 {
+        match self.floor {
+            Some(floor) => {
+                let sin =
+                    ((floor + EYE_ABOVE_FLOOR - self.target.y) / self.distance).clamp(-1.0, 1.0);
+                sin.asin().clamp(-MAX_PITCH, MAX_PITCH)
+            }
+            None => -MAX_PITCH,
+        }
+    }
+
+    /// Puts the pitch back within its limits (above the floor, not past vertical).
+    pub fn keep_above_floor(&mut self) {
+        self.pitch = self.pitch.clamp(self.min_pitch(), MAX_PITCH);
     }
 
     /// Where the eye is.
@@ -58,12 +83,14 @@ impl OrbitCamera {
 
     /// The 3D view's rectangle: (left, width, height) in pixels.
     fn view_rect(&self) -> (f32, f32, f32) {
-        let left = self.viewport_left.clamp(0.0, screen_width() - 1.0);
-        (
-            left,
-            (screen_width() - left).max(1.0),
-            screen_height().max(1.0),
-        )
+        let [left, width, height] = self.viewport;
+        (left, width.max(1.0), height.max(1.0))
+    }
+
+    /// Width over height of the 3D view.
+    pub fn aspect(&self) -> f32 {
+        let (_, width, height) = self.view_rect();
+        width / height
     }
 
     /// The macroquad camera, drawing to the part of the window right of the panel.
@@ -83,7 +110,8 @@ impl OrbitCamera {
     /// Turns by a mouse drag of `delta` pixels.
     pub fn orbit(&mut self, delta: Vec2) {
         self.yaw -= delta.x * 0.006;
-        self.pitch = (self.pitch + delta.y * 0.006).clamp(-1.45, 1.45);
+        self.pitch += delta.y * 0.006;
+        self.keep_above_floor();
     }
 
     /// Slides the target in the view plane by a drag of `delta` pixels.
@@ -91,20 +119,44 @@ impl OrbitCamera {
         let forward = (self.target - self.eye()).normalize_or_zero();
         let right = forward.cross(Vec3::Y).normalize_or_zero();
         let up = right.cross(forward);
-        let scale = self.distance * (self.fov * 0.5).tan() * 2.0 / screen_height().max(1.0);
+        let scale = self.distance * (self.fov * 0.5).tan() * 2.0 / self.view_rect().2;
         self.target += (-right * delta.x + up * delta.y) * scale;
+        self.keep_above_floor();
     }
 
     /// Zooms by `steps` wheel notches (positive = closer).
     pub fn zoom(&mut self, steps: f32) {
         self.distance = (self.distance * 0.9f32.powf(steps)).clamp(0.5, 500.0);
+        self.keep_above_floor();
     }
 
-    /// Looks at `bounds` from the current direction, close enough to see all of it.
+    /// Looks at the centre of `bounds` from the current direction (raised above the floor if
+    /// it was below), just far enough that all eight corners are in view.
     pub fn frame(&mut self, bounds: &Aabb) {
         self.target = bounds.center();
-        let radius = bounds.half_extents().length().max(0.5);
-        self.distance = (radius / (self.fov * 0.5).sin() * 1.1).clamp(1.0, 500.0);
+        self.distance = 1.0;
+        self.keep_above_floor();
+        // In the camera's axes a corner at (x, y) across and z towards the eye is in view at
+        // distance d when |x| ≤ (d − z)·tan(half-width) and |y| ≤ (d − z)·tan(half-height).
+        let back = (self.eye() - self.target).normalize_or(Vec3::Z);
+        let right = Vec3::Y.cross(back).normalize_or(Vec3::X);
+        let up = back.cross(right);
+        let tan_v = (self.fov * 0.5).tan();
+        let tan_h = tan_v * self.aspect();
+        let (min, max) = (bounds.min, bounds.max);
+        let needed = (0..8)
+            .map(|i| {
+                let corner = Vec3::new(
+                    if i & 1 == 0 { min.x } else { max.x },
+                    if i & 2 == 0 { min.y } else { max.y },
+                    if i & 4 == 0 { min.z } else { max.z },
+                ) - self.target;
+                let (x, y, z) = (corner.dot(right), corner.dot(up), corner.dot(back));
+                z + (x.abs() / tan_h).max(y.abs() / tan_v)
+            })
+            .fold(0.0f32, f32::max);
+        self.distance = (needed * 1.08).clamp(1.0, 500.0);
+        self.keep_above_floor();
     }
 
     /// The world ray through a screen point (pixels): (origin, unit direction).
@@ -123,5 +175,83 @@ impl OrbitCamera {
     /// The unit vector the camera looks along.
     pub fn forward(&self) -> Vec3 {
         (self.target - self.eye()).normalize_or(Vec3::NEG_Z)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn camera(viewport: [f32; 3]) -> OrbitCamera {
+        let mut c = OrbitCamera::from_desc(&CameraDesc {
+            eye: (8.0, 5.0, 12.0),
+            target: (0.0, 1.0, 0.0),
+            fov_deg: 45.0,
+        });
+        c.viewport = viewport;
+        c
+    }
+
+    /// The largest |x| and |y| of the box's corners in normalised device coordinates.
+    fn ndc_extent(c: &OrbitCamera, b: &Aabb) -> (f32, f32) {
+        // The projection macroquad's Camera3D builds (its own needs a window).
+        let m = Mat4::perspective_rh_gl(c.fov, c.aspect(), 0.01, 10_000.0)
+            * Mat4::look_at_rh(c.eye(), c.target, Vec3::Y);
+        let (mut x, mut y) = (0.0f32, 0.0f32);
+        for i in 0..8 {
+            let corner = Vec3::new(
+                if i & 1 == 0 { b.min.x } else { b.max.x },
+                if i & 2 == 0 { b.min.y } else { b.max.y },
+                if i & 4 == 0 { b.min.z } else { b.max.z },
+            );
+            let p = m.project_point3(corner);
+            x = x.max(p.x.abs());
+            y = y.max(p.y.abs());
+        }
+        (x, y)
+    }
+
+    #[test]
+    fn framing_fits_the_bounds_in_wide_and_narrow_views() {
+        // A 12 × 2 × 2 m row: in a tall narrow view (beside two panels) and in a wide one
+        // every corner is on screen and the view is not wasted: a corner reaches past 80 % of
+        // the limiting edge (the margin is 8 %).
+        let b = Aabb::new(Vec3::new(-6.0, 0.0, -1.0), Vec3::new(6.0, 2.0, 1.0));
+        for viewport in [[300.0, 500.0, 860.0], [0.0, 1400.0, 600.0]] {
+            let mut c = camera(viewport);
+            c.frame(&b);
+            let (x, y) = ndc_extent(&c, &b);
+            assert!(x <= 1.0 && y <= 1.0, "{viewport:?}: corners at ({x}, {y})");
+            assert!(x.max(y) > 0.8, "{viewport:?}: corners at ({x}, {y})");
+        }
+    }
+
+    #[test]
+    fn the_eye_stays_above_the_floor() {
+        let mut c = camera([0.0, 1000.0, 800.0]);
+        c.floor = Some(0.0);
+        // Dragging far down would put the eye 83° under the target.
+        c.orbit(Vec2::new(0.0, -2000.0));
+        assert!(c.eye().y >= EYE_ABOVE_FLOOR - 1e-4, "eye at {}", c.eye());
+        // Zooming out and panning keep it there too, and a camera already below comes back up
+        // when framed.
+        c.zoom(-10.0);
+        assert!(c.eye().y >= EYE_ABOVE_FLOOR - 1e-4);
+        c.floor = None;
+        c.orbit(Vec2::new(0.0, -2000.0));
+        assert!(
+            c.eye().y < 0.0,
+            "without a floor the camera may look from below"
+        );
+        c.floor = Some(0.0);
+        c.frame(&Aabb::new(
+            Vec3::new(-1.0, 0.0, -1.0),
+            Vec3::new(1.0, 2.0, 1.0),
+        ));
+        assert!(c.eye().y >= EYE_ABOVE_FLOOR - 1e-4, "eye at {}", c.eye());
+        // Without a floor the pitch still stops short of vertical.
+        let mut free = camera([0.0, 1000.0, 800.0]);
+        free.orbit(Vec2::new(0.0, 1.0e5));
+        assert!((free.pitch - MAX_PITCH).abs() < 1e-6);
     }
 }

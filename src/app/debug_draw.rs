@@ -7,6 +7,68 @@ use crate::physics::aabb::Aabb;
 use crate::physics::broad_phase::BroadPhaseNode;
 use crate::physics::{Isometry, Shape, World};
 
+/// Collider wireframes.
+pub const COLLIDERS: Color = Color::new(0.1, 0.1, 0.12, 0.9);
+/// Touching colliders (fill, or outline while the island colours are on).
+pub const TOUCHING: Color = Color::new(0.95, 0.15, 0.12, 1.0);
+/// Tight AABBs.
+pub const AABBS: Color = Color::new(0.2, 0.8, 0.3, 0.8);
+/// Broad-phase nodes whose children overlap.
+pub const TREE_OVERLAP: Color = Color::new(1.0, 0.2, 0.2, 0.8);
+/// Broad-phase leaves (fat AABBs).
+pub const TREE_LEAF: Color = Color::new(0.7, 0.7, 0.7, 0.5);
+/// Contact points that penetrate.
+pub const CONTACT_POINT: Color = Color::new(1.0, 0.9, 0.1, 1.0);
+/// Speculative contact points (not touching yet).
+pub const SPECULATIVE_POINT: Color = Color::new(0.6, 0.6, 0.6, 0.8);
+/// Contact normals (length by impulse).
+pub const CONTACT_NORMAL: Color = Color::new(1.0, 0.55, 0.1, 1.0);
+/// Linear velocity arrows.
+pub const LINEAR_VELOCITY: Color = Color::new(0.1, 0.85, 0.95, 1.0);
+/// Angular velocity arrows.
+pub const ANGULAR_VELOCITY: Color = Color::new(0.9, 0.2, 0.85, 1.0);
+/// Centres of mass.
+pub const CENTER: Color = Color::new(0.05, 0.05, 0.05, 1.0);
+
+/// What each layer's colours mean, for the panel's legend: [(colour, meaning)] per layer, in
+/// the order of [`Layers::NAMES`].
+pub fn legend() -> [(&'static str, Vec<(Color, &'static str)>); 8] {
+    [
+        ("colliders", vec![(COLLIDERS, "wireframe")]),
+        ("touching", vec![(TOUCHING, "touching a body")]),
+        ("AABBs", vec![(AABBS, "tight box")]),
+        (
+            "broad-phase tree",
+            vec![
+                (depth_color(0), "root"),
+                (depth_color(12), "deep node"),
+                (TREE_OVERLAP, "children overlap"),
+                (TREE_LEAF, "leaf (fat box)"),
+            ],
+        ),
+        (
+            "contacts",
+            vec![
+                (CONTACT_POINT, "point"),
+                (SPECULATIVE_POINT, "speculative"),
+                (CONTACT_NORMAL, "normal × impulse"),
+            ],
+        ),
+        (
+            "velocities",
+            vec![(LINEAR_VELOCITY, "linear"), (ANGULAR_VELOCITY, "angular")],
+        ),
+        ("centres of mass", vec![(CENTER, "centre of mass")]),
+        (
+            "islands",
+            vec![(
+                Color::new(0.6, 0.6, 0.6, 1.0),
+                "one colour per island; dimmer: asleep",
+            )],
+        ),
+    ]
+}
+
 /// The debug layers, each a toggle.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Layers {
@@ -40,6 +102,20 @@ impl Layers {
         "centers",
         "islands",
     ];
+
+    /// Each layer's switch, in the order of [`Layers::NAMES`].
+    pub fn flags(&self) -> [bool; 8] {
+        [
+            self.colliders,
+            self.touching,
+            self.aabbs,
+            self.tree,
+            self.contacts,
+            self.velocities,
+            self.centers,
+            self.islands,
+        ]
+    }
 
     /// Turns on the layers named in `names` (e.g. from `--draw contacts,tree`).
     pub fn parse(names: &[String]) -> Result<Layers, String> {
@@ -200,7 +276,7 @@ pub fn cross(p: Vec3, size: f32, color: Color) {
 }
 
 /// A colour for tree depth `depth`: from blue at the root to green at the leaves' level.
-fn depth_color(depth: u32) -> Color {
+pub fn depth_color(depth: u32) -> Color {
     let t = (depth as f32 / 12.0).min(1.0);
     Color::new(0.25 + 0.2 * t, 0.45 + 0.45 * t, 1.0 - 0.6 * t, 0.75)
 }
@@ -214,9 +290,9 @@ pub fn tree(nodes: &[BroadPhaseNode]) {
             continue;
         }
         let color = if node.is_leaf {
-            Color::new(0.7, 0.7, 0.7, 0.5)
+            TREE_LEAF
         } else if node.children_overlap {
-            Color::new(1.0, 0.2, 0.2, 0.8)
+            TREE_OVERLAP
         } else {
             depth_color(node.depth)
         };
@@ -231,17 +307,13 @@ pub fn contacts(world: &World) {
             let point = p.point();
             let penetrating = p.depth >= 0.0;
             let color = if penetrating {
-                Color::new(1.0, 0.9, 0.1, 1.0)
+                CONTACT_POINT
             } else {
-                Color::new(0.6, 0.6, 0.6, 0.8)
+                SPECULATIVE_POINT
             };
             cross(point, 0.05, color);
             let length = 0.15 + (p.normal_impulse * 4.0).min(1.5);
-            arrow(
-                point,
-                point + contact.normal() * length,
-                Color::new(1.0, 0.55, 0.1, 1.0),
-            );
+            arrow(point, point + contact.normal() * length, CONTACT_NORMAL);
         }
     }
 }

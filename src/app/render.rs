@@ -58,6 +58,37 @@ void main() {
 }
 "#;
 
+const OVERLAY_VERTEX_SHADER: &str = r#"#version 100
+attribute vec3 position;
+attribute vec2 texcoord;
+attribute vec4 color0;
+attribute vec4 normal;
+
+varying lowp vec4 color;
+
+uniform mat4 Model;
+uniform mat4 Projection;
+
+void main() {
+    gl_Position = Projection * Model * vec4(position, 1.0);
+    color = color0 / 255.0;
+}
+"#;
+
+const OVERLAY_FRAGMENT_SHADER: &str = r#"#version 100
+precision mediump float;
+varying lowp vec4 color;
+
+uniform vec4 Fade;
+
+void main() {
+    gl_FragColor = vec4(color.rgb, color.a * Fade.x);
+}
+"#;
+
+/// How opaque the parts of debug overlays hidden behind solids are drawn.
+pub const HIDDEN_OVERLAY_ALPHA: f32 = 0.45;
+
 /// A unit mesh: positions, normals, triangles.
 #[derive(Clone, Debug, Default)]
 pub struct Template {
@@ -169,6 +200,7 @@ impl Template {
 /// The solid renderer.
 pub struct Renderer {
     material: Material,
+    overlay: Material,
     cube: Template,
     sphere: Template,
     quad: Template,
@@ -205,8 +237,26 @@ impl Renderer {
             },
         )
         .map_err(|e| format!("cannot compile the lit shader: {e:?}"))?;
+        // Debug lines seen through solids: no depth test, no depth writes, faded.
+        let overlay = load_material(
+            ShaderSource::Glsl {
+                vertex: OVERLAY_VERTEX_SHADER,
+                fragment: OVERLAY_FRAGMENT_SHADER,
+            },
+            MaterialParams {
+                pipeline_params: PipelineParams {
+                    depth_test: Comparison::Always,
+                    depth_write: false,
+                    ..pipeline_params
+                },
+                uniforms: vec![UniformDesc::new("Fade", UniformType::Float4)],
+                ..Default::default()
+            },
+        )
+        .map_err(|e| format!("cannot compile the overlay shader: {e:?}"))?;
         Ok(Self {
             material,
+            overlay,
             cube: Template::cube(),
             sphere: Template::capsule(0.0, 1.0, 18, 12),
             quad: Template::quad(),
@@ -227,6 +277,17 @@ impl Renderer {
         gl_use_material(&self.material);
         self.material
             .set_uniform("LightDir", Vec4::new(0.35, 0.8, 0.55, 0.0));
+    }
+
+    /// Draws `lines` twice: faded through everything (so lines inside or behind bodies show),
+    /// then at full strength where they are in front.
+    pub fn overlay(&mut self, mut lines: impl FnMut()) {
+        gl_use_material(&self.overlay);
+        self.overlay
+            .set_uniform("Fade", Vec4::new(HIDDEN_OVERLAY_ALPHA, 0.0, 0.0, 0.0));
+        lines();
+        gl_use_default_material();
+        lines();
     }
 
     /// Draws what is batched and returns to the default material (for lines and egui).

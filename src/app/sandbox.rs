@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::SystemTime;
+use std::time::{Instant, SystemTime};
 
 use macroquad::prelude::*;
 
@@ -162,6 +162,8 @@ pub struct Sandbox {
     pub timestep: f32,
     /// The scene file's camera.
     pub scene_camera: CameraDesc,
+    /// Did the scene file give that camera?
+    pub scene_camera_given: bool,
     /// Running?
     pub playing: bool,
     /// Simulated seconds per real second.
@@ -176,8 +178,8 @@ pub struct Sandbox {
     pub spawn: SpawnSettings,
     /// The last load or save problem (shown in the panel until dismissed).
     pub error: Option<String>,
-    /// The last thing that went well (shown in the panel).
-    pub notice: Option<String>,
+    /// The last thing that went well, and when (shown for a few seconds).
+    pub notice: Option<(String, Instant)>,
     /// Modification time of the watched file when last read.
     watched_mtime: Option<SystemTime>,
     /// Bodies spawned so far (for names).
@@ -198,6 +200,7 @@ impl Sandbox {
             meta: scene.meta,
             timestep: scene.timestep,
             scene_camera: scene.camera,
+            scene_camera_given: scene.camera_given,
             playing: true,
             time_scale: 1.0,
             accumulator: 0.0,
@@ -223,6 +226,7 @@ impl Sandbox {
         self.meta = scene.meta;
         self.timestep = scene.timestep;
         self.scene_camera = scene.camera;
+        self.scene_camera_given = scene.camera_given;
         self.selected = None;
         self.grab = None;
         self.accumulator = 0.0;
@@ -242,7 +246,7 @@ impl Sandbox {
         match scene::load_str(&text, &path.display().to_string()) {
             Ok(scene) => {
                 self.install(scene, Source::File(path.to_path_buf()), text);
-                self.notice = Some(format!("loaded {}", path.display()));
+                self.notify(format!("loaded {}", path.display()));
                 true
             }
             Err(e) => {
@@ -255,6 +259,11 @@ impl Sandbox {
                 false
             }
         }
+    }
+
+    /// Shows a notice for a few seconds.
+    pub fn notify(&mut self, text: String) {
+        self.notice = Some((text, Instant::now()));
     }
 
     /// Rebuilds the scene from the text it was loaded from.
@@ -282,7 +291,7 @@ impl Sandbox {
         let path = path.clone();
         let reloaded = self.load(&path);
         if reloaded {
-            self.notice = Some(format!("reloaded {} (changed on disk)", path.display()));
+            self.notify(format!("reloaded {} (changed on disk)", path.display()));
         }
         reloaded
     }
@@ -301,7 +310,7 @@ impl Sandbox {
             });
         match result {
             Ok(()) => {
-                self.notice = Some(format!("saved {}", path.display()));
+                self.notify(format!("saved {}", path.display()));
                 self.error = None;
             }
             Err(e) => self.error = Some(e),

@@ -2,36 +2,77 @@
 
 use std::path::{Path, PathBuf};
 
-use egui_macroquad::egui::{self, Color32, RichText, Ui};
+use egui::{self, Color32, RichText, Ui};
 use egui_plot::{Line, Plot, PlotPoints};
 use macroquad::prelude::{EulerRot, Quat, Vec3};
 
-use super::sandbox::{Sandbox, SpawnShape};
+use super::sandbox::{Sandbox, Source, SpawnShape};
 use super::View;
 use crate::physics::{BodyType, BroadPhaseKind, ColliderDef};
 
-/// Builds every panel for this frame.
+/// How long a notice ("loaded …", "saved …") shows, s.
+const NOTICE_SECONDS: f64 = 4.0;
+
+/// Builds every panel for this frame and tells the camera where the 3D view is between them.
 pub fn panels(ctx: &egui::Context, sandbox: &mut Sandbox, view: &mut View) {
-    let panel = egui::SidePanel::left("impulse-panel")
+    ctx.style_mut(|s| s.spacing.slider_width = 130.0);
+    let left = egui::SidePanel::left("impulse-panel")
         .resizable(true)
-        .default_width(310.0)
+        .default_width(300.0)
         .show(ctx, |ui| {
-            egui::ScrollArea::vertical().show(ui, |ui| {
-                header(ui, sandbox);
+            header(ui, sandbox);
+            let scroll = egui::ScrollArea::vertical().show(ui, |ui| {
                 simulation(ui, sandbox);
                 scene(ui, sandbox, view);
                 spawn(ui, sandbox, view);
-                object(ui, sandbox, view);
                 debug_layers(ui, view);
+            });
+            view.panel_scroll = scroll.state.offset.y;
+        });
+    let right = egui::SidePanel::right("impulse-inspector")
+        .resizable(true)
+        .default_width(290.0)
+        .show(ctx, |ui| {
+            egui::ScrollArea::vertical().show(ui, |ui| {
+                object(ui, sandbox, view);
                 stats(ui, sandbox, view);
                 stress(ui, sandbox, view);
             });
         });
-    // The 3D view starts where the panel ends (egui points are pixels: high_dpi is off).
-    view.camera.viewport_left = panel.response.rect.right() * ctx.pixels_per_point();
+    notice(ctx, sandbox, left.response.rect.right());
+    // egui points are pixels (high_dpi is off), scaled by pixels_per_point.
+    let scale = ctx.pixels_per_point();
+    let screen = ctx.screen_rect();
+    let left_px = left.response.rect.right() * scale;
+    let right_px = right.response.rect.left() * scale;
+    view.camera.viewport = [
+        left_px,
+        (right_px - left_px).max(1.0),
+        screen.height() * scale,
+    ];
 }
 
-/// Title, the scene's name, messages, and the mouse controls.
+/// The last notice, over the bottom of the 3D view, for a few seconds.
+fn notice(ctx: &egui::Context, sandbox: &mut Sandbox, left: f32) {
+    let Some((text, at)) = sandbox.notice.clone() else {
+        return;
+    };
+    if at.elapsed().as_secs_f64() > NOTICE_SECONDS {
+        sandbox.notice = None;
+        return;
+    }
+    egui::Area::new(egui::Id::new("impulse-notice"))
+        .fixed_pos(egui::pos2(left + 12.0, ctx.screen_rect().bottom() - 40.0))
+        .interactable(false)
+        .show(ctx, |ui| {
+            egui::Frame::popup(ui.style()).show(ui, |ui| {
+                ui.colored_label(Color32::from_rgb(60, 150, 80), text);
+            });
+        });
+    ctx.request_repaint();
+}
+
+/// Title, the scene's name, an error until dismissed, and the mouse controls.
 fn header(ui: &mut Ui, sandbox: &mut Sandbox) {
     ui.heading("Impulse");
     ui.label(RichText::new(sandbox.source.label()).weak());
@@ -42,8 +83,6 @@ fn header(ui: &mut Ui, sandbox: &mut Sandbox) {
                 sandbox.error = None;
             }
         });
-    } else if let Some(notice) = &sandbox.notice {
-        ui.colored_label(Color32::from_rgb(60, 150, 80), notice);
     }
     ui.label(RichText::new("Drag: orbit · Shift/middle-drag: pan · Scroll: zoom\nClick: select · Ctrl- or right-drag: pull a body · F: frame").small());
     ui.separator();
@@ -60,7 +99,11 @@ fn simulation(ui: &mut Ui, sandbox: &mut Sandbox) {
                 } else {
                     "Play  [Space]"
                 };
-                if ui.button(label).clicked() {
+                // A fixed width, so Step and Reset stay put when the label changes.
+                if ui
+                    .add_sized([104.0, 20.0], egui::Button::new(label))
+                    .clicked()
+                {
                     sandbox.playing = !sandbox.playing;
                 }
                 if ui.button("Step  [N]").clicked() {
@@ -131,6 +174,24 @@ fn scenes_dir() -> PathBuf {
     }
 }
 
+/// A file name for Save as that does not exist yet: next to the open scene (in scenes/ for
+/// the built-in one), named after it with the first free number.
+pub fn suggested_save_path(source: &Source) -> PathBuf {
+    let (dir, stem) = match source {
+        Source::File(p) => (
+            p.parent().map(Path::to_path_buf).unwrap_or_default(),
+            p.file_stem()
+                .map(|s| s.to_string_lossy().to_string())
+                .unwrap_or_else(|| "scene".into()),
+        ),
+        Source::Default => (scenes_dir(), "default".into()),
+    };
+    (2..)
+        .map(|n| dir.join(format!("{stem}-{n}.ron")))
+        .find(|p| !p.exists())
+        .unwrap_or_else(|| dir.join(format!("{stem}-saved.ron")))
+}
+
 /// Scene list, load by path, save as.
 fn scene(ui: &mut Ui, sandbox: &mut Sandbox, view: &mut View) {
     egui::CollapsingHeader::new("Scene")
@@ -162,14 +223,39 @@ fn scene(ui: &mut Ui, sandbox: &mut Sandbox, view: &mut View) {
                     sandbox.load(&path);
                 }
             });
+            // Save as: the field starts as a new name next to the open scene; an existing file
+            // is only replaced after asking.
+            if view.save_path.is_empty() {
+                view.save_path = suggested_save_path(&sandbox.source).display().to_string();
+            }
             ui.horizontal(|ui| {
                 ui.add(egui::TextEdit::singleline(&mut view.save_path).desired_width(180.0));
                 if ui.button("Save as").clicked() {
                     let path = PathBuf::from(view.save_path.trim());
-                    let camera = view.camera.to_desc();
-                    sandbox.save_as(&path, &camera);
+                    if path.exists() {
+                        view.confirm_overwrite = Some(path);
+                    } else {
+                        sandbox.save_as(&path, &view.camera.to_desc());
+                        view.save_path.clear();
+                    }
                 }
             });
+            if let Some(path) = view.confirm_overwrite.clone() {
+                ui.horizontal_wrapped(|ui| {
+                    ui.colored_label(
+                        Color32::from_rgb(230, 160, 60),
+                        format!("{} exists. Replace it?", path.display()),
+                    );
+                    if ui.small_button("Replace").clicked() {
+                        sandbox.save_as(&path, &view.camera.to_desc());
+                        view.confirm_overwrite = None;
+                        view.save_path.clear();
+                    }
+                    if ui.small_button("Cancel").clicked() {
+                        view.confirm_overwrite = None;
+                    }
+                });
+            }
             ui.label(
                 RichText::new("The open file reloads when it changes on disk.")
                     .small()
@@ -368,7 +454,7 @@ fn debug_layers(ui: &mut Ui, view: &mut View) {
             let l = &mut view.layers;
             egui::Grid::new("layers").num_columns(2).show(ui, |ui| {
                 ui.checkbox(&mut l.colliders, "colliders");
-                ui.checkbox(&mut l.touching, "touching (red)");
+                ui.checkbox(&mut l.touching, "touching");
                 ui.end_row();
                 ui.checkbox(&mut l.aabbs, "AABBs");
                 ui.checkbox(&mut l.tree, "broad-phase tree");
@@ -380,6 +466,35 @@ fn debug_layers(ui: &mut Ui, view: &mut View) {
                 ui.checkbox(&mut l.islands, "islands");
                 ui.end_row();
             });
+            // The legend of the layers that are on. Lines behind bodies show faded.
+            let flags = l.flags();
+            let legend = super::debug_draw::legend();
+            let on: Vec<_> = legend
+                .iter()
+                .zip(flags)
+                .filter(|(_, on)| *on)
+                .flat_map(|((_, entries), _)| entries.iter())
+                .collect();
+            if !on.is_empty() {
+                ui.horizontal_wrapped(|ui| {
+                    ui.spacing_mut().item_spacing.x = 4.0;
+                    for (color, meaning) in on {
+                        let c = Color32::from_rgb(
+                            (color.r * 255.0) as u8,
+                            (color.g * 255.0) as u8,
+                            (color.b * 255.0) as u8,
+                        );
+                        ui.label(RichText::new("■").color(c));
+                        ui.label(RichText::new(*meaning).small());
+                        ui.add_space(6.0);
+                    }
+                });
+                ui.label(
+                    RichText::new("Faded where hidden behind a body.")
+                        .small()
+                        .weak(),
+                );
+            }
         });
 }
 
@@ -400,12 +515,19 @@ fn stats(ui: &mut Ui, sandbox: &Sandbox, view: &View) {
                 s.physics_ms,
                 s.steps
             ));
+            // Bodies are counted now (the step counters are from the last step, which a
+            // reset while paused has not taken yet).
             let c = sandbox.world.counters();
+            let world = &sandbox.world;
+            let awake = world
+                .bodies()
+                .filter(|(_, b)| b.body_type() != BodyType::Static && b.is_awake())
+                .count();
             ui.label(format!(
-                "bodies {}   awake {}   islands {}\npairs {}   touching {}   contact points {}\n\
+                "bodies {}   awake {}   awake islands {}\npairs {}   touching {}   contact points {}\n\
                  pairs tested {}   manifolds reused {}",
-                c.bodies,
-                c.awake_bodies,
+                world.body_count(),
+                awake,
                 c.islands,
                 c.pairs,
                 c.manifolds,
@@ -440,7 +562,8 @@ fn stats(ui: &mut Ui, sandbox: &Sandbox, view: &View) {
                 .allow_scroll(false)
                 .allow_zoom(false)
                 .allow_drag(false)
-                .y_axis_label("step ms")
+                .x_axis_label("step")
+                .y_axis_label("ms per step")
                 .show(ui, |plot| {
                     plot.line(
                         Line::new(PlotPoints::from(points)).color(Color32::from_rgb(70, 130, 220)),

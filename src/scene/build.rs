@@ -36,8 +36,10 @@ pub struct Scene {
     pub world: World,
     /// Fixed step, s.
     pub timestep: f32,
-    /// Starting camera.
+    /// Starting camera (the default one when the file gives none).
     pub camera: CameraDesc,
+    /// Did the file give a camera? (The sandbox frames the scene when it did not.)
+    pub camera_given: bool,
     /// Names and colours by body.
     pub meta: BTreeMap<BodyHandle, BodyMeta>,
 }
@@ -398,6 +400,7 @@ pub fn build(file: &SceneFile) -> Result<Scene, Invalid> {
         world,
         timestep,
         camera,
+        camera_given: file.camera.is_some(),
         meta,
     })
 }

@@ -1,0 +1,231 @@
+//! Mouse and keyboard in the 3D view: orbit, pan, zoom, select, hold a body, and the keys.
+
+use macroquad::miniquad::{KeyCode, KeyMods, MouseButton};
+use macroquad::prelude::{Vec2, Vec3};
+
+use super::camera::OrbitCamera;
+use super::grab::Grab;
+use super::input::InputState;
+use super::sandbox::Sandbox;
+use super::View;
+use crate::physics::aabb::Aabb;
+use crate::physics::{BodyHandle, BodyType, Shape, World};
+
+/// How the current mouse press is being used, decided when it starts.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Press {
+    /// No button down.
+    None,
+    /// egui has it.
+    Ui,
+    /// A left press that is a click unless it moves; then it orbits.
+    Click { start: Vec2 },
+    /// Orbiting.
+    Orbit,
+    /// Panning.
+    Pan,
+    /// Holding a body.
+    Grab,
+}
+
+/// Space play/pause, N step, R reset, F frame, Delete delete, Escape deselect.
+pub fn handle_keys(input: &InputState, sandbox: &mut Sandbox, view: &mut View, egui_wants: bool) {
+    if egui_wants {
+        return;
+    }
+    if input.key_pressed(KeyCode::Space) {
+        sandbox.playing = !sandbox.playing;
+    }
+    if input.key_pressed(KeyCode::N) {
+        sandbox.playing = false;
+        sandbox.step_once();
+    }
+    if input.key_pressed(KeyCode::R) {
+        sandbox.reset();
+    }
+    if input.key_pressed(KeyCode::F) {
+        view.frame_request = true;
+    }
+    if input.key_pressed(KeyCode::Delete) || input.key_pressed(KeyCode::Backspace) {
+        sandbox.delete_selected();
+    }
+    if input.key_pressed(KeyCode::Escape) {
+        sandbox.selected = None;
+    }
+}
+
+/// Orbit, pan, zoom, click to select, Ctrl-drag or right-drag to hold a body.
+pub fn handle_mouse(
+    input: &InputState,
+    sandbox: &mut Sandbox,
+    view: &mut View,
+    press: &mut Press,
+    last: &mut Vec2,
+    egui_wants: bool,
+) {
+    let mouse = input.mouse;
+    let delta = mouse - *last;
+    *last = mouse;
+    let any_down = input.any_button_down();
+
+    // Decide what a new press does, once, when it starts.
+    let pressed_left = input.button_pressed(MouseButton::Left);
+    let pressed_right = input.button_pressed(MouseButton::Right);
+    let pressed_middle = input.button_pressed(MouseButton::Middle);
+    if *press == Press::None && (pressed_left || pressed_right || pressed_middle) {
+        let KeyMods { shift, ctrl, .. } = input.mods();
+        *press = if egui_wants {
+            Press::Ui
+        } else if pressed_middle || (pressed_left && shift) {
+            Press::Pan
+        } else if (pressed_right || (pressed_left && ctrl)) && start_grab(sandbox, view, mouse) {
+            Press::Grab
+        } else if pressed_left {
+            Press::Click { start: mouse }
+        } else {
+            Press::Orbit
+        };
+    }
+
+    match *press {
+        Press::Click { start } if (mouse - start).length() > 4.0 => *press = Press::Orbit,
+        Press::Orbit => view.camera.orbit(delta),
+        Press::Pan => view.camera.pan(delta),
+        Press::Grab => {
+            if let Some(grab) = sandbox.grab.as_mut() {
+                let (origin, dir) = view.camera.ray(mouse);
+                grab.target = origin + dir * grab.distance;
+            }
+        }
+        _ => {}
+    }
+
+    if !any_down {
+        if let Press::Click { .. } = *press {
+            pick(sandbox, view, mouse);
+        }
+        if *press == Press::Grab {
+            sandbox.grab = None;
+        }
+        *press = Press::None;
+    }
+
+    let wheel = input.wheel;
+    if wheel != 0.0 && !egui_wants {
+        view.camera.zoom(wheel.signum());
+    }
+}
+
+/// Starts holding the dynamic body under the cursor; false if there is none.
+fn start_grab(sandbox: &mut Sandbox, view: &View, mouse: Vec2) -> bool {
+    let (origin, dir) = view.camera.ray(mouse);
+    let Some(hit) = sandbox.world.ray_cast(origin, dir, 1000.0) else {
+        return false;
+    };
+    let Some(body) = sandbox.world.body(hit.body) else {
+        return false;
+    };
+    if body.body_type() != BodyType::Dynamic {
+        return false;
+    }
+    let local_point = body.rotation().inverse() * (hit.point - body.position());
+    sandbox.grab = Some(Grab {
+        body: hit.body,
+        local_point,
+        distance: hit.distance,
+        target: hit.point,
+    });
+    sandbox.selected = Some(hit.body);
+    sandbox.world.wake_body(hit.body);
+    true
+}
+
+/// Selects the body under the cursor (or nothing), remembers the point for spawning.
+fn pick(sandbox: &mut Sandbox, view: &mut View, mouse: Vec2) {
+    let (origin, dir) = view.camera.ray(mouse);
+    match sandbox.world.ray_cast(origin, dir, 1000.0) {
+        Some(hit) => {
+            view.click_point = Some(hit.point + hit.normal * (sandbox.spawn.size * 2.0 + 0.5));
+            let is_ground = sandbox.world.body_colliders(hit.body).any(|c| {
+                sandbox
+                    .world
+                    .collider(c)
+                    .is_some_and(|c| matches!(c.shape(), Shape::Plane { .. }))
+            });
+            sandbox.selected = if is_ground { None } else { Some(hit.body) };
+        }
+        None => sandbox.selected = None,
+    }
+}
+
+/// Static colliders wider than this both ways are ground, not something to look at, m.
+const GROUND_WIDTH: f32 = 30.0;
+
+/// The top of the scene's ground: the highest upward-facing static plane, or else the top of
+/// the highest static collider wider than [`GROUND_WIDTH`] both ways; None without either.
+pub fn scene_floor(world: &World) -> Option<f32> {
+    let mut planes: Option<f32> = None;
+    let mut slabs: Option<f32> = None;
+    for (handle, c) in world.colliders() {
+        let is_static = world
+            .collider_body(handle)
+            .and_then(|b| world.body(b))
+            .is_some_and(|b| b.body_type() == BodyType::Static);
+        if !is_static {
+            continue;
+        }
+        let pose = c.world_pose();
+        if let Shape::Plane { normal } = c.shape() {
+            if (pose.rotation * *normal).y > 0.999 {
+                planes = Some(planes.map_or(pose.translation.y, |y| y.max(pose.translation.y)));
+            }
+        } else {
+            let b = c.aabb();
+            let size = b.max - b.min;
+            if size.x > GROUND_WIDTH && size.z > GROUND_WIDTH {
+                slabs = Some(slabs.map_or(b.max.y, |y| y.max(b.max.y)));
+            }
+        }
+    }
+    planes.or(slabs)
+}
+
+/// What F frames: the selection; else the bodies near the scene's centre of interest (its
+/// camera target, within 1.2 times the scene camera's distance), leaving out planes and
+/// ground slabs, so a ball that rolled far away does not shrink everything; else everything.
+pub fn frame_bounds(sandbox: &Sandbox) -> Option<Aabb> {
+    let world = &sandbox.world;
+    let collider_bounds = |handles: &mut dyn Iterator<Item = BodyHandle>| {
+        handles
+            .flat_map(|h| world.body_colliders(h))
+            .filter_map(|c| world.collider(c))
+            .filter(|c| !matches!(c.shape(), Shape::Plane { .. }))
+            .map(|c| c.aabb())
+            .filter(|b| {
+                let size = b.max - b.min;
+                !(size.x > GROUND_WIDTH && size.z > GROUND_WIDTH)
+            })
+            .reduce(|a, b| a.union(&b))
+    };
+    if let Some(h) = sandbox.selected {
+        return collider_bounds(&mut std::iter::once(h));
+    }
+    let desc = &sandbox.scene_camera;
+    let target = Vec3::new(desc.target.0, desc.target.1, desc.target.2);
+    let eye = Vec3::new(desc.eye.0, desc.eye.1, desc.eye.2);
+    let reach = ((eye - target).length() * 1.2).max(5.0);
+    let near = collider_bounds(
+        &mut world
+            .bodies()
+            .filter(|(_, b)| (b.position() - target).length() <= reach)
+            .map(|(h, _)| h),
+    );
+    near.or_else(|| collider_bounds(&mut world.bodies().map(|(h, _)| h)))
+}
+
+/// Points the camera at what matters (see [`frame_bounds`]).
+pub fn frame_view(sandbox: &Sandbox, camera: &mut OrbitCamera) {
+    if let Some(b) = frame_bounds(sandbox) {
+        camera.frame(&b);
+    }
+}

@@ -1,0 +1,197 @@
+//! Drawing the world: bodies (lit batches), the ground grid and the debug layers.
+
+use std::collections::HashSet;
+
+use macroquad::prelude::*;
+
+use super::debug_draw;
+use super::render::Renderer;
+use super::sandbox::Sandbox;
+use super::View;
+use crate::physics::{BodyType, Shape};
+
+/// Half size of the drawn ground square, m.
+const GROUND_HALF_SIZE: f32 = 60.0;
+
+/// Colour of island `id` (a golden-angle hue walk).
+fn island_color(id: u32) -> [f32; 3] {
+    let h = (id as f32 * 0.618_034).fract();
+    let c = macroquad::color::hsl_to_rgb(h, 0.65, 0.55);
+    [c.r, c.g, c.b]
+}
+
+/// Draws bodies, the ground and the debug layers.
+pub fn draw_world(sandbox: &Sandbox, view: &View, renderer: &mut Renderer) {
+    let world = &sandbox.world;
+    let layers = view.layers;
+    let touching: HashSet<u32> = if layers.touching {
+        world
+            .contacts()
+            .filter(|c| c.is_touching() && c.points().iter().any(|p| p.depth >= 0.0))
+            .flat_map(|c| [c.collider_a(), c.collider_b()])
+            .collect()
+    } else {
+        HashSet::new()
+    };
+
+    let mut touching_outlines = Vec::new();
+    renderer.begin();
+    for (handle, body) in world.bodies() {
+        let mut rgb = sandbox.body_color(handle);
+        // A slight per-body shade so bodies sharing a colour (a stack, a pyramid) read as
+        // separate blocks.
+        let shade =
+            0.88 + 0.24 * ((handle.index().wrapping_mul(2_654_435_761) >> 24) as f32 / 255.0);
+        rgb = rgb.map(|c| (c * shade).min(1.0));
+        if layers.islands {
+            if let Some(island) = body
+                .island()
+                .filter(|_| body.body_type() == BodyType::Dynamic)
+            {
+                rgb = island_color(island);
+            }
+        }
+        if body.body_type() == BodyType::Dynamic && !body.is_awake() {
+            // Sleeping: dimmed towards grey.
+            rgb = rgb.map(|c| c * 0.7 + 0.08);
+        }
+        if sandbox.selected == Some(handle) {
+            rgb = rgb.map(|c| (c * 1.25 + 0.08).min(1.0));
+        }
+        for ch in world.body_colliders(handle) {
+            let Some(collider) = world.collider(ch) else {
+                continue;
+            };
+            let mut color = rgb;
+            // Static bodies (floors, walls) touch everything; tinting them would hide the rest.
+            // With the island colours on, touching shows as a red outline instead of a fill.
+            if touching.contains(&ch.index()) && body.body_type() != BodyType::Static {
+                if layers.islands {
+                    touching_outlines.push(ch.index());
+                } else {
+                    color = [0.95, 0.15, 0.12];
+                }
+            }
+            let rgba = [
+                (color[0] * 255.0) as u8,
+                (color[1] * 255.0) as u8,
+                (color[2] * 255.0) as u8,
+                255,
+            ];
+            match collider.shape() {
+                Shape::Plane { normal } => renderer.ground(
+                    &collider.world_pose(),
+                    *normal,
+                    GROUND_HALF_SIZE,
+                    [118, 116, 110, 255],
+                ),
+                shape => renderer.shape(shape, &collider.world_pose(), rgba),
+            }
+        }
+    }
+    renderer.end();
+
+    // Ground grid on horizontal planes (drawn just above to avoid z-fighting).
+    for (_, c) in world.colliders() {
+        if let Shape::Plane { normal } = c.shape() {
+            let n = c.world_pose().rotation * *normal;
+            if n.y > 0.999 {
+                let y = c.world_pose().translation.y + 0.002;
+                draw_ground_grid(y);
+            }
+        }
+    }
+
+    renderer.overlay(|| draw_layers(sandbox, view, &touching_outlines));
+}
+
+/// The debug layers, the selection, the held point and the spawn point (lines only).
+fn draw_layers(sandbox: &Sandbox, view: &View, touching_outlines: &[u32]) {
+    let world = &sandbox.world;
+    let layers = view.layers;
+    for &index in touching_outlines {
+        if let Some(c) = world
+            .collider_handle_at(index)
+            .and_then(|h| world.collider(h))
+        {
+            debug_draw::wireframe(c.shape(), &c.world_pose(), debug_draw::TOUCHING);
+        }
+    }
+    if layers.colliders {
+        for (_, c) in world.colliders() {
+            debug_draw::wireframe(c.shape(), &c.world_pose(), debug_draw::COLLIDERS);
+        }
+    }
+    if layers.aabbs {
+        for (_, c) in world.colliders() {
+            if !matches!(c.shape(), Shape::Plane { .. }) {
+                debug_draw::aabb(&c.aabb(), debug_draw::AABBS);
+            }
+        }
+    }
+    if layers.tree {
+        let mut nodes = Vec::new();
+        world.broad_phase_nodes(&mut nodes);
+        debug_draw::tree(&nodes);
+    }
+    if layers.contacts {
+        debug_draw::contacts(world);
+    }
+    if layers.velocities || layers.centers {
+        for (_, b) in world
+            .bodies()
+            .filter(|(_, b)| b.body_type() != BodyType::Static)
+        {
+            let c = b.center_of_mass();
+            if layers.velocities {
+                debug_draw::arrow(
+                    c,
+                    c + b.linear_velocity() * 0.25,
+                    debug_draw::LINEAR_VELOCITY,
+                );
+                debug_draw::arrow(
+                    c,
+                    c + b.angular_velocity() * 0.15,
+                    debug_draw::ANGULAR_VELOCITY,
+                );
+            }
+            if layers.centers {
+                debug_draw::cross(c, 0.25, debug_draw::CENTER);
+            }
+        }
+    }
+    if let Some(selected) = sandbox.selected {
+        for ch in world.body_colliders(selected) {
+            if let Some(c) = world.collider(ch) {
+                debug_draw::wireframe(c.shape(), &c.world_pose(), Color::new(1.0, 0.85, 0.1, 1.0));
+            }
+        }
+    }
+    if let Some(grab) = sandbox.grab {
+        if let Some(b) = world.body(grab.body) {
+            let p = b.position() + b.rotation() * grab.local_point;
+            draw_line_3d(p, grab.target, WHITE);
+            debug_draw::cross(grab.target, 0.08, WHITE);
+        }
+    }
+    if let Some(p) = view.click_point {
+        debug_draw::cross(p, 0.12, Color::new(1.0, 1.0, 1.0, 0.6));
+    }
+}
+
+/// A 1 m grid with brighter lines every 5 m, 40 m across, at height `y`.
+fn draw_ground_grid(y: f32) {
+    let half = 20;
+    for i in -half..=half {
+        let major = i % 5 == 0;
+        let color = if major {
+            Color::new(0.30, 0.30, 0.30, 0.9)
+        } else {
+            Color::new(0.42, 0.42, 0.41, 0.7)
+        };
+        let f = i as f32;
+        let h = half as f32;
+        draw_line_3d(Vec3::new(f, y, -h), Vec3::new(f, y, h), color);
+        draw_line_3d(Vec3::new(-h, y, f), Vec3::new(h, y, f), color);
+    }
+}

@@ -54,6 +54,23 @@ struct Cli {
     /// After the last frame, write the world's and the window's state as JSON; needs --frames.
     #[arg(long, value_name = "OUT.json", requires = "frames")]
     dump_state: Option<PathBuf>,
+
+    /// Window size in pixels, WIDTHxHEIGHT (default 1400x860).
+    #[arg(long, value_name = "WxH", value_parser = parse_size)]
+    size: Option<(u32, u32)>,
+}
+
+/// Parses a window size such as `1000x600`.
+fn parse_size(text: &str) -> Result<(u32, u32), String> {
+    let (w, h) = text
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("expected WIDTHxHEIGHT such as 1000x600, got {text:?}"))?;
+    let number = |s: &str| {
+        s.trim()
+            .parse::<u32>()
+            .map_err(|_| format!("expected WIDTHxHEIGHT such as 1000x600, got {text:?}"))
+    };
+    Ok((number(w)?, number(h)?))
 }
 
 #[derive(Subcommand, Debug)]
@@ -141,6 +158,7 @@ fn open_window(cli: Cli) -> Result<(), CliError> {
         stress: cli.stress,
         script: cli.script,
         dump_state: cli.dump_state,
+        size: cli.size,
     })
 }
 

@@ -183,3 +183,196 @@ fn stress_flag_runs_the_stress_test_in_the_window() {
         .unwrap_or(0);
     assert!(count > 21, "{stdout}");
 }
+
+/// Runs the window for `frames` frames driven by a script of `events` (RON, one per line, as
+/// in `Script(events: [...])`), with `extra` arguments, and returns the `--dump-state` JSON;
+/// None when there is no display (and the window test is not required).
+fn scripted(
+    name: &str,
+    scene: &str,
+    events: &[String],
+    frames: u32,
+    extra: &[&str],
+) -> Option<serde_json::Value> {
+    let Some(mut command) = display_command() else {
+        assert!(
+            std::env::var_os("IMPULSE_REQUIRE_WINDOW_TEST").is_none(),
+            "no display for the interaction test"
+        );
+        eprintln!("interaction test skipped: no display");
+        return None;
+    };
+    let dir = std::env::temp_dir().join(format!("impulse-script-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join(format!("{name}.ron"));
+    std::fs::write(
+        &script,
+        format!("Script(events: [\n{}\n])\n", events.join(",\n")),
+    )
+    .unwrap();
+    let state = dir.join(format!("{name}.json"));
+    let result = command
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .arg(scene)
+        .args(["--frames", &frames.to_string()])
+        .arg("--script")
+        .arg(&script)
+        .arg("--dump-state")
+        .arg(&state)
+        .args(extra)
+        .output()
+        .expect("start the window");
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert_eq!(result.status.code(), Some(0), "{name}: stderr:\n{stderr}");
+    let text = std::fs::read_to_string(&state).expect("the state dump");
+    Some(serde_json::from_str(&text).expect("JSON"))
+}
+
+/// A scripted event at `frame`.
+fn at(frame: u32, event: &str) -> String {
+    format!("(frame: {frame}, event: {event})")
+}
+
+/// The 3D view's centre in the default 1400 × 860 window: between the left panel (300 px
+/// wide plus its margin) and the right one (290 px).
+const VIEW_CENTRE: (f32, f32) = (715.0, 430.0);
+
+#[test]
+fn a_body_dragged_up_and_held_for_two_seconds_hangs_still() {
+    // A 2 m cube straight ahead of the camera; right-drag grabs it at the view's centre (on
+    // its front face) and lifts the cursor 200 px over 40 frames, then holds still for two
+    // seconds (120 frames at one step per frame).
+    let dir = std::env::temp_dir().join(format!("impulse-script-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let scene = dir.join("drag-scene.ron");
+    std::fs::write(
+        &scene,
+        r#"Scene(
+            camera: (eye: (0.0, 3.0, 10.0), target: (0.0, 1.0, 0.0), fov_deg: 45.0),
+            bodies: [
+                (name: "ground", kind: Static, colliders: [(shape: Plane(normal: (0.0, 1.0, 0.0)))]),
+                (name: "box", position: (0.0, 1.0, 0.0),
+                 colliders: [(shape: Cuboid(half_extents: (1.0, 1.0, 1.0)))]),
+            ],
+        )"#,
+    )
+    .unwrap();
+    let (x, y) = VIEW_CENTRE;
+    let mut events = vec![
+        at(3, &format!("MouseMove({x:.1}, {y:.1})")),
+        at(4, "ButtonDown(Right)"),
+    ];
+    for k in 1..=40 {
+        events.push(at(
+            4 + k,
+            &format!("MouseMove({x:.1}, {:.1})", y - 5.0 * k as f32),
+        ));
+    }
+    let Some(state) = scripted("drag", scene.to_str().unwrap(), &events, 165, &[]) else {
+        return;
+    };
+    assert_eq!(state["grabbing"], true, "{state}");
+    assert_eq!(state["selected"], "box");
+    let body = &state["world"]["bodies"][1];
+    let len = |v: &serde_json::Value| {
+        (0..3)
+            .map(|i| v[i].as_f64().unwrap().powi(2))
+            .sum::<f64>()
+            .sqrt()
+    };
+    let (v, w) = (
+        len(&body["linear_velocity"]),
+        len(&body["angular_velocity"]),
+    );
+    assert!(v < 0.5 && w < 2.0, "|v| = {v} m/s, |ω| = {w} rad/s");
+    // The grabbed point (about 9 m away) rises 200/430 · tan 22.5° · 9 ≈ 1.7 m, to about
+    // 2.7 m; the cube hangs from it with its centre at most 1 m (face to centre) lower.
+    let height = body["position"][1].as_f64().unwrap();
+    assert!(height > 1.6, "lifted only to {height} m");
+}
+
+#[test]
+fn load_on_a_broken_file_keeps_the_scene_running_and_shows_the_error() {
+    let dir = std::env::temp_dir().join(format!("impulse-script-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let broken = dir.join("broken.ron");
+    std::fs::write(
+        &broken,
+        "Scene(bodies: [(name: \"x\", colliders: [(shape: Sphere(radius: -1.0))])])\n",
+    )
+    .unwrap();
+    // Click the load path field (it reads "scenes/"), erase it, type the path, click Load.
+    let mut events = vec![
+        at(3, "MouseMove(120.0, 270.0)"),
+        at(4, "ButtonDown(Left)"),
+        at(5, "ButtonUp(Left)"),
+    ];
+    for k in 0..7 {
+        events.push(at(6 + k, "Key(\"Backspace\")"));
+    }
+    events.push(at(13, &format!("Text({:?})", broken.display().to_string())));
+    events.extend([
+        at(14, "MouseMove(238.0, 270.0)"),
+        at(15, "ButtonDown(Left)"),
+        at(16, "ButtonUp(Left)"),
+    ]);
+    let Some(state) = scripted("load", "scenes/stack.ron", &events, 60, &[]) else {
+        return;
+    };
+    let error = state["error"].as_str().unwrap_or_default();
+    assert!(
+        error.contains("broken.ron:1:") && error.contains("radius"),
+        "{state}"
+    );
+    // The stack kept running from the start: one step per frame, never restarted.
+    assert_eq!(state["world"]["steps"], 60, "{state}");
+    assert_eq!(state["source"], "scenes/stack.ron");
+    assert_eq!(state["world"]["bodies"].as_array().unwrap().len(), 21);
+}
+
+#[test]
+fn ten_wheel_notches_scroll_the_panel() {
+    // In a 300 px high window the left panel's sections reach far below the bottom.
+    let mut events = vec![at(3, "MouseMove(150.0, 200.0)")];
+    for k in 0..10 {
+        events.push(at(5 + k, "Wheel(-1.0)"));
+    }
+    let Some(state) = scripted(
+        "wheel",
+        "scenes/default.ron",
+        &events,
+        20,
+        &["--size", "1000x300"],
+    ) else {
+        return;
+    };
+    let scrolled = state["panel_scroll"].as_f64().unwrap();
+    assert!(scrolled >= 200.0, "scrolled {scrolled} px");
+}
+
+#[test]
+fn the_camera_cannot_orbit_under_the_floor_and_f_frames_from_above() {
+    // Drag 600 px upwards (which tilts the view up from below), then press F.
+    let (x, y) = VIEW_CENTRE;
+    let mut events = vec![
+        at(3, &format!("MouseMove({x:.1}, {y:.1})")),
+        at(4, "ButtonDown(Left)"),
+    ];
+    for k in 1..=20 {
+        events.push(at(
+            4 + k,
+            &format!("MouseMove({x:.1}, {:.1})", y - 30.0 * k as f32),
+        ));
+    }
+    events.push(at(25, "ButtonUp(Left)"));
+    events.push(at(27, "Key(\"F\")"));
+    let Some(state) = scripted("floor", "scenes/default.ron", &events, 30, &[]) else {
+        return;
+    };
+    // The default scene's ground plane is y = 0; the eye keeps 0.3 m above it.
+    let eye_y = state["camera"]["eye"][1].as_f64().unwrap();
+    assert!(eye_y >= 0.3 - 1e-3, "eye at y = {eye_y}");
+    // The drag did act (the pitch is not the scene's 20-odd degrees any more).
+    let pitch = state["camera"]["pitch_deg"].as_f64().unwrap();
+    assert!(pitch < 10.0, "pitch {pitch}°");
+}

@@ -55,6 +55,8 @@ pub struct AppOptions {
     pub script: Option<PathBuf>,
     /// Write the world's and the window's state as JSON here after the last frame.
     pub dump_state: Option<PathBuf>,
+    /// Window size in pixels (default 1400 × 860).
+    pub size: Option<(u32, u32)>,
 }
 
 /// The checked options.
@@ -86,6 +88,13 @@ impl AppOptions {
         if let Some(path) = &self.dump_state {
             check_output(path, "state dump")?;
         }
+        if let Some((w, h)) = self.size {
+            if !(200..=8192).contains(&w) || !(200..=8192).contains(&h) {
+                return Err(format!(
+                    "--size: width and height must be between 200 and 8192 pixels, got {w}x{h}"
+                ));
+            }
+        }
         if self.script.is_some() && self.frames.is_none() {
             return Err("--script needs --frames (how long to run the window)".into());
         }
@@ -99,12 +108,13 @@ impl AppOptions {
 }
 
 /// Window settings: MSAA, large batches for thousands of bodies.
-fn window_conf() -> macroquad::conf::Conf {
+fn window_conf(size: Option<(u32, u32)>) -> macroquad::conf::Conf {
+    let (width, height) = size.unwrap_or((1400, 860));
     macroquad::conf::Conf {
         miniquad_conf: macroquad::miniquad::conf::Conf {
             window_title: "Impulse".to_string(),
-            window_width: 1400,
-            window_height: 860,
+            window_width: width as i32,
+            window_height: height as i32,
             high_dpi: false,
             sample_count: 4,
             ..Default::default()
@@ -124,7 +134,7 @@ pub fn run(options: AppOptions) -> Result<(), CliError> {
     let sandbox = Sandbox::new(scene, source, text);
     let result: Arc<Mutex<Result<(), CliError>>> = Arc::new(Mutex::new(Ok(())));
     let slot = Arc::clone(&result);
-    macroquad::Window::from_config(window_conf(), async move {
+    macroquad::Window::from_config(window_conf(checked.options.size), async move {
         let outcome = main_loop(checked, sandbox).await;
         if let Ok(mut r) = slot.lock() {
             *r = outcome;

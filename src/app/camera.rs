@@ -255,3 +255,80 @@ mod tests {
         assert!((free.pitch - MAX_PITCH).abs() < 1e-6);
     }
 }
+
+#[cfg(test)]
+mod scene_framing {
+    use super::*;
+    use crate::physics::Shape;
+
+    /// The 3D view between the panels in the default 1400 × 860 window.
+    const VIEW: [f32; 3] = [320.0, 790.0, 860.0];
+
+    /// The bounds of everything in `world` worth seeing (not planes, not ground slabs).
+    fn visible_bounds(world: &crate::physics::World) -> Option<Aabb> {
+        world
+            .colliders()
+            .filter(|(_, c)| !matches!(c.shape(), Shape::Plane { .. }))
+            .map(|(_, c)| c.aabb())
+            .filter(|b| {
+                let size = b.max - b.min;
+                !(size.x > 30.0 && size.z > 30.0)
+            })
+            .reduce(|a, b| a.union(&b))
+    }
+
+    /// The largest |x| and |y| in normalised device coordinates over the corners of `b`.
+    fn ndc(c: &OrbitCamera, b: &Aabb) -> f32 {
+        let m = Mat4::perspective_rh_gl(c.fov, c.aspect(), 0.01, 10_000.0)
+            * Mat4::look_at_rh(c.eye(), c.target, Vec3::Y);
+        (0..8)
+            .map(|i| {
+                let corner = Vec3::new(
+                    if i & 1 == 0 { b.min.x } else { b.max.x },
+                    if i & 2 == 0 { b.min.y } else { b.max.y },
+                    if i & 4 == 0 { b.min.z } else { b.max.z },
+                );
+                let p = m.project_point3(corner);
+                p.x.abs().max(p.y.abs())
+            })
+            .fold(0.0, f32::max)
+    }
+
+    #[test]
+    fn every_shipped_scene_is_in_view_beside_the_panels() {
+        // Each scene's own camera sees every body (but the ground) in the view between the
+        // two panels, at the start and after four seconds (the ramp's boxes have slid, the
+        // dominoes have fallen, the launcher has fired).
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes");
+        let mut failures = Vec::new();
+        let mut paths: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "ron"))
+            .collect();
+        paths.sort();
+        for path in paths {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let mut scene = crate::scene::load_str(&text, &path.display().to_string()).unwrap();
+            let mut camera = OrbitCamera::from_desc(&scene.camera);
+            camera.viewport = VIEW;
+            for step in 0..=240 {
+                if step % 240 == 0 {
+                    if let Some(b) = visible_bounds(&scene.world) {
+                        let extent = ndc(&camera, &b);
+                        if extent > 1.0 {
+                            failures.push(format!(
+                                "{} at step {step}: reaches {extent:.2} of the view",
+                                path.display()
+                            ));
+                        }
+                    }
+                }
+                if step < 240 {
+                    scene.world.step(scene.timestep);
+                }
+            }
+        }
+        assert!(failures.is_empty(), "{failures:#?}");
+    }
+}

@@ -184,6 +184,13 @@ fn stress_flag_runs_the_stress_test_in_the_window() {
     assert!(count > 21, "{stdout}");
 }
 
+/// A folder for this run's scripts, scenes and state dumps.
+fn script_dir() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("impulse-script-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 /// Runs the window for `frames` frames driven by a script of `events` (RON, one per line, as
 /// in `Script(events: [...])`), with `extra` arguments, and returns the `--dump-state` JSON;
 /// None when there is no display (and the window test is not required).
@@ -202,8 +209,7 @@ fn scripted(
         eprintln!("interaction test skipped: no display");
         return None;
     };
-    let dir = std::env::temp_dir().join(format!("impulse-script-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = script_dir();
     let script = dir.join(format!("{name}.ron"));
     std::fs::write(
         &script,
@@ -242,8 +248,7 @@ fn a_body_dragged_up_and_held_for_two_seconds_hangs_still() {
     // A 2 m cube straight ahead of the camera; right-drag grabs it at the view's centre (on
     // its front face) and lifts the cursor 200 px over 40 frames, then holds still for two
     // seconds (120 frames at one step per frame).
-    let dir = std::env::temp_dir().join(format!("impulse-script-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = script_dir();
     let scene = dir.join("drag-scene.ron");
     std::fs::write(
         &scene,
@@ -293,8 +298,7 @@ fn a_body_dragged_up_and_held_for_two_seconds_hangs_still() {
 
 #[test]
 fn load_on_a_broken_file_keeps_the_scene_running_and_shows_the_error() {
-    let dir = std::env::temp_dir().join(format!("impulse-script-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = script_dir();
     let broken = dir.join("broken.ron");
     std::fs::write(
         &broken,

@@ -7,6 +7,7 @@ use std::sync::{Arc, Weak};
 
 use macroquad::miniquad::{
     BlendFactor, BlendState, BlendValue, Comparison, CullFace, Equation, PipelineParams,
+    PrimitiveType,
 };
 use macroquad::models::{Mesh, Vertex};
 use macroquad::prelude::*;
@@ -244,9 +245,12 @@ impl Renderer {
                 fragment: OVERLAY_FRAGMENT_SHADER,
             },
             MaterialParams {
+                // Only lines go through it (draw_line_3d): a custom material's pipeline draws
+                // the primitive its params name, and the default is triangles.
                 pipeline_params: PipelineParams {
                     depth_test: Comparison::Always,
                     depth_write: false,
+                    primitive_type: PrimitiveType::Lines,
                     ..pipeline_params
                 },
                 uniforms: vec![UniformDesc::new("Fade", UniformType::Float4)],
@@ -279,7 +283,7 @@ impl Renderer {
             .set_uniform("LightDir", Vec4::new(0.35, 0.8, 0.55, 0.0));
     }
 
-    /// Draws `lines` twice: faded through everything (so lines inside or behind bodies show),
+    /// Draws `lines` twice (they must be lines only: `draw_line_3d`): faded through everything (so lines inside or behind bodies show),
     /// then at full strength where they are in front.
     pub fn overlay(&mut self, mut lines: impl FnMut()) {
         gl_use_material(&self.overlay);

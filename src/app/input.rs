@@ -354,6 +354,9 @@ impl Input {
         egui.egui_ctx().options_mut(|o| {
             o.line_scroll_speed = EGUI_POINTS_PER_LINE;
         });
+        // Sliders narrow enough that their labels fit the panels.
+        egui.egui_ctx()
+            .style_mut(|s| s.spacing.slider_width = 130.0);
         Self {
             state: InputState::default(),
             tapped: Vec::new(),

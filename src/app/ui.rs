@@ -15,7 +15,6 @@ const NOTICE_SECONDS: f64 = 4.0;
 
 /// Builds every panel for this frame and tells the camera where the 3D view is between them.
 pub fn panels(ctx: &egui::Context, sandbox: &mut Sandbox, view: &mut View) {
-    ctx.style_mut(|s| s.spacing.slider_width = 130.0);
     let left = egui::SidePanel::left("impulse-panel")
         .resizable(true)
         .default_width(300.0)

@@ -333,6 +333,13 @@ impl ContactSet {
         self.pairs.get(&pair_key(collider_a, collider_b)).copied()
     }
 
+    /// Roughly the bytes the set holds (slots, lists and the pair table).
+    pub fn heap_bytes(&self) -> usize {
+        self.slots.capacity() * std::mem::size_of::<Contact>()
+            + (self.free.capacity() + self.active.capacity()) * std::mem::size_of::<u32>()
+            + self.pairs.capacity() * (std::mem::size_of::<(u64, u32)>() + 1)
+    }
+
     /// Number of live contacts.
     pub fn len(&self) -> usize {
         self.active.len()

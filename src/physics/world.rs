@@ -211,6 +211,30 @@ impl Default for World {
     }
 }
 
+/// A copy that steps exactly like the original, bit for bit (the step's scratch buffers are
+/// not copied: every step rebuilds them). The sandbox's rewind keeps copies as keyframes.
+impl Clone for World {
+    fn clone(&self) -> Self {
+        Self {
+            settings: self.settings.clone(),
+            bodies: self.bodies.clone(),
+            colliders: self.colliders.clone(),
+            broad_phase: self.broad_phase.box_clone(),
+            contacts: self.contacts.clone(),
+            sleep_islands: self.sleep_islands.clone(),
+            scratch: StepScratch::default(),
+            events: self.events.clone(),
+            pending_end: self.pending_end.clone(),
+            stepping: false,
+            profile: self.profile,
+            counters: self.counters,
+            step_count: self.step_count,
+            time: self.time,
+            frozen_events: self.frozen_events.clone(),
+        }
+    }
+}
+
 impl World {
     /// An empty world.
     pub fn new(settings: WorldSettings) -> Self {
@@ -231,6 +255,19 @@ impl World {
             time: 0.0,
             frozen_events: Vec::new(),
         }
+    }
+
+    /// Roughly how many bytes a [`clone`](Clone::clone) of this world holds: bodies,
+    /// colliders, contacts and the broad phase (shared hull data counted once, elsewhere).
+    pub fn approximate_bytes(&self) -> usize {
+        let bodies =
+            self.bodies.len() * (std::mem::size_of::<Body>() + 2 * std::mem::size_of::<u32>());
+        let colliders = self.colliders.len() * std::mem::size_of::<Collider>();
+        std::mem::size_of::<Self>()
+            + bodies
+            + colliders
+            + self.contacts.heap_bytes()
+            + self.broad_phase.heap_bytes()
     }
 
     /// The settings.

@@ -93,6 +93,16 @@ impl BroadPhase for BruteForce {
         "brute force"
     }
 
+    fn box_clone(&self) -> Box<dyn BroadPhase + Send> {
+        Box::new(self.clone())
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.slots.capacity() * std::mem::size_of::<Slot>()
+            + (self.free.capacity() + self.move_buffer.capacity()) * std::mem::size_of::<ProxyId>()
+            + self.pair_buffer.capacity() * std::mem::size_of::<(u32, u32)>()
+    }
+
     fn create_proxy(&mut self, aabb: Aabb, user: u32) -> ProxyId {
         let slot = Slot {
             fat_aabb: fatten_aabb(&aabb, Vec3::ZERO),

@@ -526,6 +526,16 @@ impl BroadPhase for DynamicTree {
         "dynamic AABB tree"
     }
 
+    fn box_clone(&self) -> Box<dyn BroadPhase + Send> {
+        Box::new(self.clone())
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.nodes.capacity() * std::mem::size_of::<Node>()
+            + self.move_buffer.capacity() * std::mem::size_of::<ProxyId>()
+            + self.pair_buffer.capacity() * std::mem::size_of::<(u32, u32)>()
+    }
+
     fn create_proxy(&mut self, aabb: Aabb, user: u32) -> ProxyId {
         let leaf = self.allocate_node(Node::leaf(fatten_aabb(&aabb, Vec3::ZERO), user));
         self.insert_leaf(leaf);

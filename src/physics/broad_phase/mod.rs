@@ -56,6 +56,13 @@ pub trait BroadPhase {
     /// A short human-readable name ("dynamic AABB tree", "brute force") for UIs and logs.
     fn name(&self) -> &'static str;
 
+    /// A copy of this broad phase with every proxy, id and buffer as they are (for
+    /// [`World`](crate::physics::World)'s `Clone`: a copy steps exactly like the original).
+    fn box_clone(&self) -> Box<dyn BroadPhase + Send>;
+
+    /// Roughly how many bytes of memory the broad phase holds (for snapshot budgets).
+    fn heap_bytes(&self) -> usize;
+
     /// Adds a proxy with tight bounds `aabb` and returns its id. Its fat AABB is
     /// `fatten_aabb(aabb, Vec3::ZERO)`; `user` (a collider index) is what pairs and queries
     /// report. The new proxy is in the move buffer, so its pairs appear at the next

@@ -20,6 +20,8 @@ pub struct OrbitCamera {
     pub fov: f32,
     /// The 3D view's rectangle between the panels: left edge, width, height, in pixels.
     pub viewport: [f32; 3],
+    /// Pixels between the 3D view's bottom edge and the window's (the timeline's height).
+    pub bottom: f32,
     /// Height of the floor the eye must stay above (the top of the scene's ground), m.
     pub floor: Option<f32>,
 }
@@ -43,6 +45,7 @@ impl OrbitCamera {
             distance,
             fov: desc.fov_deg.to_radians(),
             viewport: [0.0, 1280.0, 800.0],
+            bottom: 0.0,
             floor: None,
         }
     }
@@ -102,7 +105,7 @@ impl OrbitCamera {
             up: Vec3::Y,
             fovy: self.fov,
             aspect: Some(width / height),
-            viewport: Some((left as i32, 0, width as i32, height as i32)),
+            viewport: Some((left as i32, self.bottom as i32, width as i32, height as i32)),
             ..Default::default()
         }
     }

@@ -28,7 +28,7 @@ pub enum Press {
     Grab,
 }
 
-/// Space play/pause, N step, R reset, F frame, Delete delete, Escape deselect.
+/// Space play/pause, N step, B step back, R reset, F frame, Delete delete, Escape deselect.
 pub fn handle_keys(input: &InputState, sandbox: &mut Sandbox, view: &mut View, egui_wants: bool) {
     if egui_wants {
         return;
@@ -39,6 +39,10 @@ pub fn handle_keys(input: &InputState, sandbox: &mut Sandbox, view: &mut View, e
     if input.key_pressed(KeyCode::N) {
         sandbox.playing = false;
         sandbox.step_once();
+    }
+    if input.key_pressed(KeyCode::B) {
+        let step = sandbox.world.step_count();
+        sandbox.scrub_to(step.saturating_sub(1));
     }
     if input.key_pressed(KeyCode::R) {
         sandbox.reset();
@@ -135,8 +139,8 @@ fn start_grab(sandbox: &mut Sandbox, view: &View, mouse: Vec2) -> bool {
         distance: hit.distance,
         target: hit.point,
     });
+    // The grab wakes the body at the next step (so a rewound history replays it exactly).
     sandbox.selected = Some(hit.body);
-    sandbox.world.wake_body(hit.body);
     true
 }
 

@@ -12,6 +12,7 @@ mod input;
 mod render;
 mod sandbox;
 mod stress;
+mod timeline;
 mod ui;
 mod world_draw;
 
@@ -247,7 +248,8 @@ async fn main_loop(checked: Checked, mut sandbox: Sandbox) -> Result<(), CliErro
         let frame_dt = get_frame_time();
         input.begin_frame(frame);
 
-        // Physics.
+        // Physics (the stress test changes the world every frame: no history meanwhile).
+        sandbox.set_recording(!view.stress.running());
         let t = Instant::now();
         let steps = if scripted {
             if sandbox.playing {
@@ -290,9 +292,10 @@ async fn main_loop(checked: Checked, mut sandbox: Sandbox) -> Result<(), CliErro
         // reload of the same file keeps the view.
         if camera_source.as_ref() != Some(&sandbox.source) {
             camera_source = Some(sandbox.source.clone());
-            let viewport = view.camera.viewport;
+            let (viewport, bottom) = (view.camera.viewport, view.camera.bottom);
             view.camera = OrbitCamera::from_desc(&sandbox.scene_camera);
             view.camera.viewport = viewport;
+            view.camera.bottom = bottom;
             view.camera.floor = controls::scene_floor(&sandbox.world);
             view.camera.keep_above_floor();
             view.click_point = None;
@@ -320,6 +323,7 @@ async fn main_loop(checked: Checked, mut sandbox: Sandbox) -> Result<(), CliErro
             &mut last_mouse,
             wants_pointer,
         );
+        sandbox.commit_edits();
         if view.frame_request {
             view.frame_request = false;
             controls::frame_view(&sandbox, &mut view.camera);

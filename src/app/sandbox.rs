@@ -9,8 +9,11 @@ use std::time::{Instant, SystemTime};
 use macroquad::prelude::*;
 
 use super::grab::{self, Grab};
+use super::timeline::Timeline;
 use crate::physics::shape::ConvexHull;
-use crate::physics::{BodyDef, BodyHandle, BodyType, ColliderDef, Isometry, Quat, Shape, World};
+use crate::physics::{
+    BodyDef, BodyHandle, BodyType, ColliderDef, Isometry, Quat, Shape, World, WorldSettings,
+};
 use crate::scene::schema::{CameraDesc, Color as SceneColor};
 use crate::scene::{self, save, BodyMeta, Scene, SceneError};
 
@@ -184,6 +187,10 @@ pub struct Sandbox {
     watched_mtime: Option<SystemTime>,
     /// Bodies spawned so far (for names).
     spawned: usize,
+    /// The recent history, for rewinding (see `timeline.rs`).
+    pub timeline: Timeline,
+    /// Edited since the timeline last heard of it (see [`Sandbox::commit_edits`]).
+    edited: bool,
 }
 
 impl Sandbox {
@@ -193,6 +200,7 @@ impl Sandbox {
             Source::File(p) => modified(p),
             Source::Default => None,
         };
+        let timeline = Timeline::new(&scene.world, &scene.meta, scene.timestep);
         Self {
             source,
             source_text: text,
@@ -211,6 +219,8 @@ impl Sandbox {
             notice: None,
             watched_mtime,
             spawned: 0,
+            timeline,
+            edited: false,
         }
     }
 
@@ -231,6 +241,8 @@ impl Sandbox {
         self.grab = None;
         self.accumulator = 0.0;
         self.error = None;
+        self.timeline.reset(&self.world, &self.meta, self.timestep);
+        self.edited = false;
     }
 
     /// Loads a scene file; on failure the current scene keeps running and the error shows.
@@ -317,10 +329,70 @@ impl Sandbox {
         }
     }
 
-    /// One fixed step, with the mouse spring applied first.
+    /// One fixed step, with the mouse grab applied first. In the past (after a rewind) a
+    /// step replays the recorded one, grab included, unless the user grabs a body now: that
+    /// branches the history.
     pub fn step_once(&mut self) {
-        self.apply_grab();
+        self.commit_edits();
+        let step = self.world.step_count();
+        match self.grab {
+            Some(grab) => {
+                if self.timeline.is_past(step) {
+                    self.timeline.truncate_after(step);
+                }
+                self.timeline.record_grab(step, grab);
+                self.apply_grab();
+            }
+            None => {
+                if let Some(grab) = self.timeline.grab_at(step) {
+                    grab::apply_grab(&mut self.world, &grab, self.timestep);
+                }
+            }
+        }
         self.world.step(self.timestep);
+        self.timeline.after_step(&self.world, &self.meta);
+    }
+
+    /// Notes that the world or the names changed outside a step (the timeline hears of it at
+    /// [`Sandbox::commit_edits`]).
+    pub fn mark_edited(&mut self) {
+        self.edited = true;
+    }
+
+    /// Tells the timeline about this frame's edits: the edited state starts a new branch.
+    /// Called once a frame (so dragging a slider makes one keyframe per frame, not per event)
+    /// and before any step or scrub.
+    pub fn commit_edits(&mut self) {
+        if std::mem::take(&mut self.edited) {
+            self.timeline.branch(&self.world, &self.meta);
+        }
+    }
+
+    /// Shows step `step` again (clamped to the recorded history): the nearest keyframe before
+    /// it, replayed. Pauses, and lets go of a held body.
+    pub fn scrub_to(&mut self, step: u64) {
+        self.commit_edits();
+        self.playing = false;
+        self.grab = None;
+        let step = step.clamp(self.timeline.oldest(), self.timeline.head());
+        if step == self.world.step_count() {
+            return;
+        }
+        let Some((_, world, meta)) = self.timeline.keyframe_before(step) else {
+            return;
+        };
+        self.world = world;
+        self.meta = meta;
+        while self.world.step_count() < step {
+            self.step_once();
+        }
+    }
+
+    /// Records the history (or stops, for the stress test, which changes the world every
+    /// frame); recording again starts from the present.
+    pub fn set_recording(&mut self, on: bool) {
+        self.timeline
+            .set_enabled(on, &self.world, &self.meta, self.timestep);
     }
 
     /// Advances real time `frame_dt` (s): as many fixed steps as fit, at most `max_steps`
@@ -392,6 +464,7 @@ impl Sandbox {
                 let name = format!("{} {}", s.shape.label().to_lowercase(), self.spawned);
                 self.meta.insert(handle, BodyMeta { name, color: None });
                 self.selected = Some(handle);
+                self.mark_edited();
                 Some(handle)
             }
             Err(e) => {
@@ -409,12 +482,63 @@ impl Sandbox {
             if self.grab.is_some_and(|g| g.body == h) {
                 self.grab = None;
             }
+            self.mark_edited();
         }
+    }
+
+    /// Changes the world's settings (a new gravity wakes every body so it is felt).
+    pub fn set_settings(&mut self, settings: WorldSettings) {
+        let gravity_changed = settings.gravity != self.world.settings().gravity;
+        self.world.set_settings(settings);
+        if gravity_changed {
+            self.world.wake_all();
+        }
+        self.mark_edited();
+    }
+
+    /// Moves a body.
+    pub fn set_position(&mut self, handle: BodyHandle, position: Vec3) {
+        self.world.set_position(handle, position);
+        self.mark_edited();
+    }
+
+    /// Turns a body.
+    pub fn set_rotation(&mut self, handle: BodyHandle, rotation: Quat) {
+        self.world.set_rotation(handle, rotation);
+        self.mark_edited();
+    }
+
+    /// Sets a body's linear (m/s) and angular (rad/s) velocity.
+    pub fn set_velocity(&mut self, handle: BodyHandle, linear: Vec3, angular: Vec3) {
+        self.world.set_linear_velocity(handle, linear);
+        self.world.set_angular_velocity(handle, angular);
+        self.mark_edited();
+    }
+
+    /// Makes a body static, kinematic or dynamic (a body with a plane must stay static).
+    pub fn set_body_type(&mut self, handle: BodyHandle, body_type: BodyType) {
+        if self.world.set_body_type(handle, body_type) {
+            self.mark_edited();
+        } else {
+            self.error = Some("a body with a plane must stay static".into());
+        }
+    }
+
+    /// Gives every collider of a body the friction, restitution and density of `material`.
+    pub fn set_material(&mut self, handle: BodyHandle, material: &ColliderDef) {
+        let colliders: Vec<_> = self.world.body_colliders(handle).collect();
+        for c in colliders {
+            if let Err(e) = self.world.set_collider_material(c, material) {
+                self.error = Some(e.to_string());
+            }
+        }
+        self.mark_edited();
     }
 
     /// Sets the colour of a body.
     pub fn set_color(&mut self, handle: BodyHandle, color: SceneColor) {
         self.meta.entry(handle).or_default().color = Some(color);
+        self.mark_edited();
     }
 
     /// Scales a body's colliders (shapes and offsets) by `factor`; mass follows.
@@ -434,6 +558,7 @@ impl Sandbox {
                 self.error = Some(format!("cannot scale: {e}"));
             }
         }
+        self.mark_edited();
     }
 }
 

@@ -1,4 +1,5 @@
-//! The egui panel: simulation, scene, spawn, object, debug drawing, stats, stress test.
+//! The egui panels: simulation, scene, spawn, debug drawing on the left; object, stats, stress
+//! test on the right; the rewind timeline under the 3D view.
 
 use std::path::{Path, PathBuf};
 
@@ -38,7 +39,13 @@ pub fn panels(ctx: &egui::Context, sandbox: &mut Sandbox, view: &mut View) {
                 stress(ui, sandbox, view);
             });
         });
-    notice(ctx, sandbox, left.response.rect.right());
+    // Between the side panels, under the 3D view.
+    let bottom = egui::TopBottomPanel::bottom("impulse-timeline")
+        .show(ctx, |ui| timeline(ui, sandbox))
+        .response
+        .rect
+        .top();
+    notice(ctx, sandbox, left.response.rect.right(), bottom);
     // egui points are pixels (high_dpi is off), scaled by pixels_per_point.
     let scale = ctx.pixels_per_point();
     let screen = ctx.screen_rect();
@@ -47,12 +54,75 @@ pub fn panels(ctx: &egui::Context, sandbox: &mut Sandbox, view: &mut View) {
     view.camera.viewport = [
         left_px,
         (right_px - left_px).max(1.0),
-        screen.height() * scale,
+        (bottom * scale).max(1.0),
     ];
+    view.camera.bottom = ((screen.bottom() - bottom) * scale).max(0.0);
+}
+
+/// The rewind timeline: a slider over the recorded steps, step back / forward, back to the
+/// present, and what the history holds.
+fn timeline(ui: &mut Ui, sandbox: &mut Sandbox) {
+    let history = &sandbox.timeline;
+    if !history.enabled() {
+        ui.label(RichText::new("Timeline: not recorded during the stress test").weak());
+        return;
+    }
+    let (oldest, head) = (history.oldest(), history.head());
+    let now = sandbox.world.step_count();
+    let dt = sandbox.timestep as f64;
+    let status = format!(
+        "{:.1} s of {:.0} s kept · {:.1} MB",
+        (head - oldest) as f64 * dt,
+        super::timeline::HISTORY_SECONDS,
+        history.bytes() as f64 / (1024.0 * 1024.0)
+    );
+    ui.horizontal(|ui| {
+        if ui
+            .add_enabled(now > oldest, egui::Button::new("◀").small())
+            .on_hover_text("One step back  [B]")
+            .clicked()
+        {
+            sandbox.scrub_to(now.saturating_sub(1));
+        }
+        if ui
+            .add_enabled(now < head, egui::Button::new("▶").small())
+            .on_hover_text("One step forward along the recording  [N]")
+            .clicked()
+        {
+            sandbox.playing = false;
+            sandbox.step_once();
+        }
+        let mut step = now;
+        let status_width = 260.0;
+        ui.spacing_mut().slider_width = (ui.available_width() - status_width).max(60.0);
+        let slider = egui::Slider::new(&mut step, oldest..=head.max(oldest + 1))
+            .show_value(false)
+            .clamping(egui::SliderClamping::Always);
+        if ui
+            .add_enabled(head > oldest, slider)
+            .on_hover_text("Drag to rewind: Play replays the recording; an edit or a grab in the past starts a new branch from there")
+            .changed()
+        {
+            sandbox.scrub_to(step);
+        }
+        let behind = head.saturating_sub(now);
+        if behind > 0 {
+            if ui
+                .button(format!("−{:.2} s  ⏭", behind as f64 * dt))
+                .on_hover_text("Back to the present")
+                .clicked()
+            {
+                sandbox.scrub_to(head);
+            }
+        } else {
+            ui.label(RichText::new("live").color(Color32::from_rgb(60, 150, 80)));
+        }
+        ui.label(RichText::new(status).small().weak());
+    });
 }
 
 /// The last notice, over the bottom of the 3D view, for a few seconds.
-fn notice(ctx: &egui::Context, sandbox: &mut Sandbox, left: f32) {
+fn notice(ctx: &egui::Context, sandbox: &mut Sandbox, left: f32, bottom: f32) {
     let Some((text, at)) = sandbox.notice.clone() else {
         return;
     };
@@ -61,7 +131,7 @@ fn notice(ctx: &egui::Context, sandbox: &mut Sandbox, left: f32) {
         return;
     }
     egui::Area::new(egui::Id::new("impulse-notice"))
-        .fixed_pos(egui::pos2(left + 12.0, ctx.screen_rect().bottom() - 40.0))
+        .fixed_pos(egui::pos2(left + 12.0, bottom - 40.0))
         .interactable(false)
         .show(ctx, |ui| {
             egui::Frame::popup(ui.style()).show(ui, |ui| {
@@ -153,11 +223,7 @@ fn simulation(ui: &mut Ui, sandbox: &mut Sandbox) {
                         );
                     });
                 if settings != before {
-                    let gravity_changed = settings.gravity != before.gravity;
-                    sandbox.world.set_settings(settings);
-                    if gravity_changed {
-                        sandbox.world.wake_all();
-                    }
+                    sandbox.set_settings(settings);
                 }
             });
         });
@@ -356,7 +422,7 @@ fn object(ui: &mut Ui, sandbox: &mut Sandbox, view: &mut View) {
                 mass
             ));
             if vec3_edit(ui, "position", &mut position, 0.02) {
-                sandbox.world.set_position(handle, position);
+                sandbox.set_position(handle, position);
             }
             let (ex, ey, ez) = rotation.to_euler(EulerRot::XYZ);
             let mut euler = Vec3::new(ex.to_degrees(), ey.to_degrees(), ez.to_degrees());
@@ -367,7 +433,7 @@ fn object(ui: &mut Ui, sandbox: &mut Sandbox, view: &mut View) {
                     euler.y.to_radians(),
                     euler.z.to_radians(),
                 );
-                sandbox.world.set_rotation(handle, q);
+                sandbox.set_rotation(handle, q);
             }
             ui.horizontal(|ui| {
                 ui.label("scale ×");
@@ -381,11 +447,9 @@ fn object(ui: &mut Ui, sandbox: &mut Sandbox, view: &mut View) {
                     view.scale_factor = 1.0;
                 }
             });
-            if vec3_edit(ui, "velocity", &mut linear, 0.05) {
-                sandbox.world.set_linear_velocity(handle, linear);
-            }
-            if vec3_edit(ui, "spin rad/s", &mut angular, 0.05) {
-                sandbox.world.set_angular_velocity(handle, angular);
+            let linear_changed = vec3_edit(ui, "velocity", &mut linear, 0.05);
+            if vec3_edit(ui, "spin rad/s", &mut angular, 0.05) || linear_changed {
+                sandbox.set_velocity(handle, linear, angular);
             }
             let mut new_type = body_type;
             egui::ComboBox::from_label("type")
@@ -395,12 +459,12 @@ fn object(ui: &mut Ui, sandbox: &mut Sandbox, view: &mut View) {
                         ui.selectable_value(&mut new_type, t, format!("{t:?}"));
                     }
                 });
-            if new_type != body_type && !sandbox.world.set_body_type(handle, new_type) {
-                sandbox.error = Some("a body with a plane must stay static".into());
+            if new_type != body_type {
+                sandbox.set_body_type(handle, new_type);
             }
             // Material: shown from the first collider, applied to all.
-            let colliders: Vec<_> = sandbox.world.body_colliders(handle).collect();
-            if let Some(first) = colliders.first().and_then(|&c| sandbox.world.collider(c)) {
+            let first = sandbox.world.body_colliders(handle).next();
+            if let Some(first) = first.and_then(|c| sandbox.world.collider(c)) {
                 let mut m: ColliderDef = first.to_def();
                 let mut changed = false;
                 changed |= ui
@@ -417,11 +481,7 @@ fn object(ui: &mut Ui, sandbox: &mut Sandbox, view: &mut View) {
                     )
                     .changed();
                 if changed {
-                    for c in colliders {
-                        if let Err(e) = sandbox.world.set_collider_material(c, &m) {
-                            sandbox.error = Some(e.to_string());
-                        }
-                    }
+                    sandbox.set_material(handle, &m);
                 }
             }
             let mut rgb = sandbox.body_color(handle);

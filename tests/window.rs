@@ -380,3 +380,22 @@ fn the_camera_cannot_orbit_under_the_floor_and_f_frames_from_above() {
     let pitch = state["camera"]["pitch_deg"].as_f64().unwrap();
     assert!(pitch < 10.0, "pitch {pitch}°");
 }
+
+#[test]
+fn b_steps_back_through_the_recorded_history_while_paused() {
+    // The default scene plays one step per frame; Space at frame 60 pauses after that frame's
+    // step (61 steps taken); B ten times then shows step 51, with the present kept at 61.
+    let mut events = vec![at(60, "Key(\"Space\")")];
+    for k in 0..10 {
+        events.push(at(62 + 2 * k, "Key(\"B\")"));
+    }
+    let Some(state) = scripted("rewind", "scenes/default.ron", &events, 90, &[]) else {
+        return;
+    };
+    assert_eq!(state["playing"], false, "{state}");
+    let head = state["timeline"]["head"].as_u64().unwrap();
+    let step = state["world"]["steps"].as_u64().unwrap();
+    assert_eq!(head, 61, "{}", state["timeline"]);
+    assert_eq!(step, head - 10);
+    assert_eq!(state["timeline"]["oldest"], 0);
+}

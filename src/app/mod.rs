@@ -385,6 +385,11 @@ fn finish(
             "selected": sandbox.selected.map(|h| sandbox.body_name(h)),
             "grabbing": sandbox.grab.is_some(),
             "panel_scroll": view.panel_scroll,
+            "timeline": {
+                "oldest": sandbox.timeline.oldest(),
+                "head": sandbox.timeline.head(),
+                "bytes": sandbox.timeline.bytes(),
+            },
             "camera": {
                 "eye": camera.eye().to_array(),
                 "target": camera.target.to_array(),

@@ -128,13 +128,14 @@ fn write_line(out: &mut impl Write, path: &Path, line: &str) -> Result<(), CliEr
         .map_err(|e| CliError::Internal(format!("{}: cannot write: {e}", path.display())))
 }
 
-/// `impulse run`: N fixed steps, a summary line, optional JSON dumps. Fails (exit status 1)
+/// `impulse run`: N fixed steps, a summary line, optional JSON dumps and state hash. Fails (exit status 1)
 /// when any body was frozen because its state stopped being finite.
 pub fn run(
     path: &Path,
     steps: u64,
     dump: Option<&Path>,
     dump_every: Option<u64>,
+    hash: bool,
 ) -> Result<(), CliError> {
     if dump_every == Some(0) {
         return Err(CliError::BadInput("--dump-every must be at least 1".into()));
@@ -176,6 +177,9 @@ pub fn run(
         w.counters().contact_points,
         kinetic_energy(w)
     );
+    if hash {
+        println!("state hash: {:016x}", w.state_hash());
+    }
     let frozen = w.counters().frozen_bodies;
     match first_frozen {
         Some(step) if frozen > 0 => Err(CliError::Internal(format!(

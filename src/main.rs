@@ -88,6 +88,9 @@ enum Command {
         /// With --dump: one JSON object per line every K steps instead of the final state.
         #[arg(long, value_name = "K", requires = "dump")]
         dump_every: Option<u64>,
+        /// Print a hash of the final state (every body's pose and velocities, bit for bit).
+        #[arg(long)]
+        hash: bool,
     },
     /// Time N steps of a scene (after W warm-up steps); print JSON statistics.
     Bench {
@@ -124,7 +127,8 @@ fn main() -> ExitCode {
             steps,
             dump,
             dump_every,
-        }) => headless::run(&scene, steps, dump.as_deref(), dump_every),
+            hash,
+        }) => headless::run(&scene, steps, dump.as_deref(), dump_every, hash),
         Some(Command::Bench {
             scene,
             steps,

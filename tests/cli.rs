@@ -31,11 +31,11 @@ fn bad_scenes_exit_2_with_a_message() {
         ("Scene(bodiez: [])".into(), "bodiez"),
         ("Scene(settings: (gravity: \"down\"))".into(), "bad.ron:1:"),
         ("Scene(bodies: [(name: \"ball\", colors: (1.0, 0.0, 0.0))])".into(), "colors"),
-        ("Scene(bodies: [(name: \"tiny\", colliders: [(shape: Sphere(radius: 0.0))])])".into(), "body \"tiny\": collider 0: Sphere radius must be greater than 0"),
-        ("Scene(bodies: [(colliders: [(shape: Cuboid(half_extents: (1.0, -1.0, 1.0)))])])".into(), "bodies[0]: collider 0: Cuboid half_extents.y must be greater than 0"),
+        ("Scene(bodies: [(name: \"tiny\", colliders: [(shape: Sphere(radius: 0.0))])])".into(), "body \"tiny\": collider 0: Sphere radius must be between 0.0001 and 10000 m, got 0"),
+        ("Scene(bodies: [(colliders: [(shape: Cuboid(half_extents: (1.0, -1.0, 1.0)))])])".into(), "bodies[0]: collider 0: Cuboid half_extents.y must be between 0.0001 and 10000 m, got -1"),
         (format!("Scene(bodies: [(name: \"heavy\", {BALL}), (name: \"lead\", colliders: [(shape: Sphere(radius: 1.0), density: -2.0)])])"), "body \"lead\": collider 0: density must be 0 or more, got -2"),
-        ("Scene(bodies: [(name: \"far\", position: (inf, 0.0, 0.0))])".into(), "body \"far\": position.x must be a finite number"),
-        ("Scene(bodies: [(name: \"nan\", linear_velocity: (0.0, NaN, 0.0))])".into(), "linear_velocity.y must be a finite number"),
+        ("Scene(bodies: [(name: \"far\", position: (inf, 0.0, 0.0))])".into(), "body \"far\": position must be finite"),
+        ("Scene(bodies: [(name: \"nan\", linear_velocity: (0.0, NaN, 0.0))])".into(), "body \"nan\": linear_velocity must be finite"),
         ("Scene(bodies: [(name: \"slick\", colliders: [(shape: Sphere(radius: 1.0), friction: -0.1)])])".into(), "body \"slick\": collider 0: friction must be 0 or more"),
         ("Scene(bodies: [(name: \"super ball\", colliders: [(shape: Sphere(radius: 1.0), restitution: 1.5)])])".into(), "restitution must be between 0 and 1, got 1.5"),
         (format!("Scene(bodies: [(name: \"twin\", {BALL}), (name: \"twin\", {BALL})])"), "body name \"twin\" is used twice"),
@@ -45,8 +45,23 @@ fn bad_scenes_exit_2_with_a_message() {
         ("Scene(bodies: [(name: \"floor\", colliders: [(shape: Plane(normal: (0.0, 1.0, 0.0)))])])".into(), "a Plane can only belong to a Static body"),
         ("Scene(settings: (timestep: 0.0))".into(), "settings.timestep must be greater than 0"),
         ("Scene(generators: [Pyramid(base: 100000)])".into(), "at most 100000"),
-        ("Scene(bodies: [(rotation: Quat(0.0, 0.0, 0.0, 0.0))])".into(), "quaternion must not be zero"),
+        ("Scene(bodies: [(rotation: Quat(0.0, 0.0, 0.0, 0.0))])".into(), "bodies[0]: rotation must be a finite non-zero quaternion"),
         ("".into(), "bad.ron"),
+        // Found by a hostile user (issue 11): each once panicked, hung or was accepted.
+        ("Scene(bodies:[(name:\"p\",colliders:[(shape:Pyramid(half_base:1000.0,height:0.001))])])".into(), "body \"p\": collider 0: Pyramid is too flat"),
+        ("Scene(bodies:[(name:\"p\",colliders:[(shape:Prism(half_width:1000.0,height:0.001,half_depth:1000.0))])])".into(), "body \"p\": collider 0: Prism is too flat"),
+        ("Scene(generators:[Stack(count: 3, shape: Pyramid(half_base:1000.0,height:0.001))])".into(), "generators[0] (stack): Pyramid is too flat"),
+        ("Scene(bodies:[(name:\"d\",colliders:[(shape:Sphere(radius:1.0), density: 1e-40)])])".into(), "body \"d\": collider 0: density 1e-40 gives a mass of"),
+        ("Scene(\n  materials: {\n    \"ice\": (friction: 0.0),\n    \"ice\": (friction: 1.0),\n  },\n)".into(), "bad.ron:4:"),
+        ("Scene(materials: {\"ice\": (), \"ice\": ()})".into(), "material \"ice\" is defined twice"),
+        ("Scene(generators:[Grid(counts: (5000, 1, 1), spacing: (0.0, 0.0, 0.0), shape: Cuboid(half_extents:(0.5,0.5,0.5)))])".into(), "spacing.x is 0 m but the shape is 1 m wide along x"),
+        ("Scene(generators:[Stack(count: 3, shape: Sphere(radius: 0.5), gap: -1.0)])".into(), "generators[0] (stack): gap must be 0 or more, got -1"),
+        ("Scene(bodies:[(name:\"s\",colliders:[(shape:Sphere(radius:20000.0))])])".into(), "body \"s\": collider 0: Sphere radius must be between 0.0001 and 10000 m, got 20000"),
+        ("Scene(bodies:[(name:\"far\",position:(200000.0, 0.0, 0.0))])".into(), "body \"far\": position.x is 200000 m; at most 100000 m"),
+        ("Scene(bodies:[(name:\"fast\",linear_velocity:(500.0, 0.0, 0.0))])".into(), "body \"fast\": linear_velocity is 500 m/s; at most 400 m/s"),
+        ("Scene(bodies:[(name:\"spin\",angular_velocity:(0.0, 1000.0, 0.0))])".into(), "body \"spin\": angular_velocity is 1000 rad/s; at most 188.4"),
+        ("Scene(settings: (substeps: 0))".into(), "settings.substeps must be between 1 and 64, got 0"),
+        ("Scene(bodies:[(colliders:[(shape:Torus(radius:1.0))])])".into(), "variant named `Torus` in enum `ShapeDesc`"),
     ];
     for (i, (text, expected)) in cases.iter().enumerate() {
         let path = dir.join("bad.ron");
@@ -226,4 +241,24 @@ fn bench_and_stress_report() {
     let rows = std::fs::read_to_string(&csv).unwrap();
     assert_eq!(rows.lines().count(), 31);
     assert!(rows.starts_with("step,bodies,step_ms"));
+}
+
+/// `--hash` prints the final state's hash: equal for two runs, different after one more step
+/// (a hash that ignored the state would print the same for both).
+#[test]
+fn run_hash_is_repeatable_and_follows_the_state() {
+    let hash = |steps: &str| {
+        let out = impulse(&["run", "scenes/pyramid.ron", "--steps", steps, "--hash"]);
+        assert_eq!(out.status.code(), Some(0));
+        let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+        let line = stdout
+            .lines()
+            .find(|l| l.starts_with("state hash: "))
+            .unwrap_or_else(|| panic!("no hash in {stdout}"))
+            .to_string();
+        assert_eq!(line.len(), "state hash: ".len() + 16, "{line}");
+        line
+    };
+    assert_eq!(hash("60"), hash("60"));
+    assert_ne!(hash("60"), hash("61"));
 }

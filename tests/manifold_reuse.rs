@@ -92,7 +92,7 @@ fn a_sliding_box_is_tested_every_step() {
     let mut w = world(true);
     ground_box(&mut w);
     let b = unit_cube(&mut w, Vec3::new(0.0, 0.5, 0.0));
-    w.set_linear_velocity(b, Vec3::new(2.0, 0.0, 0.0));
+    w.set_linear_velocity(b, Vec3::new(2.0, 0.0, 0.0)).unwrap();
     for step in 0..20 {
         w.step(DT);
         let c = w.counters();

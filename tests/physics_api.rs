@@ -37,7 +37,7 @@ fn contact_events_begin_persist_end() {
         .expect("touching contact");
     assert!(pair.points().iter().all(|p| p.normal_impulse >= 0.0));
     // Lift the ball away: one end event.
-    world.set_position(ball, Vec3::new(0.0, 5.0, 0.0));
+    world.set_position(ball, Vec3::new(0.0, 5.0, 0.0)).unwrap();
     world.step(DT);
     let ends = &world.contact_events().end;
     assert_eq!(ends.len(), 1);
@@ -189,7 +189,7 @@ fn body_type_changes_take_effect() {
         Quat::IDENTITY,
         0.5,
     );
-    assert!(world.set_body_type(body, BodyType::Static));
+    world.set_body_type(body, BodyType::Static).unwrap();
     run(&mut world, 30);
     assert_eq!(
         world.body(body).unwrap().position().y,
@@ -197,7 +197,7 @@ fn body_type_changes_take_effect() {
         "a static body does not fall"
     );
     assert_eq!(world.body(body).unwrap().mass(), 0.0);
-    assert!(world.set_body_type(body, BodyType::Dynamic));
+    world.set_body_type(body, BodyType::Dynamic).unwrap();
     run(&mut world, 30);
     assert!(
         world.body(body).unwrap().position().y < 3.0,
@@ -234,7 +234,11 @@ fn planes_only_on_static_bodies_and_bad_values_are_refused() {
             ColliderDef::new(Shape::cuboid(Vec3::new(1.0, f32::NAN, 1.0)))
         )
         .is_err());
-    assert!(!world.set_position(body, Vec3::new(f32::INFINITY, 0.0, 0.0)));
+    let refused = world.set_position(body, Vec3::new(f32::INFINITY, 0.0, 0.0));
+    assert!(
+        matches!(&refused, Err(impulse::physics::BodyError::Invalid(m)) if m.contains("position")),
+        "{refused:?}"
+    );
     assert_eq!(world.body_colliders(body).count(), 0);
     assert_eq!(world.body(body).unwrap().position(), Vec3::ZERO);
 }

@@ -48,6 +48,10 @@ fn capsules_two_hundred_metres_long_in_the_funnel_stay_finite() {
     }
     out.push_str(rest);
     assert!(out.contains("half_height: 100.0"));
+    // One layer of them: a grid whose bodies start inside each other is refused now.
+    let layers = "counts: (4, 2, 4), spacing: (0.9, 1.0, 0.9)";
+    assert!(out.contains(layers));
+    let out = out.replacen(layers, "counts: (4, 1, 4), spacing: (0.9, 1.0, 0.9)", 1);
     stays_finite("funnel (long capsules)", &out, 600);
 }
 
@@ -105,7 +109,7 @@ fn an_overflowing_force_freezes_that_body_alone() {
     assert_eq!(pb.position(), pr.position());
     assert_eq!(pb.rotation(), pr.rotation());
     // Placing it again releases it.
-    assert!(world.set_position(a, Vec3::new(0.0, 2.0, 0.0)));
+    world.set_position(a, Vec3::new(0.0, 2.0, 0.0)).unwrap();
     world.step(1.0 / 60.0);
     let released = world.body(a).unwrap();
     assert!(!released.is_frozen());

@@ -218,7 +218,8 @@ fn run_at_size(half: f32, sleeping: bool, seconds: usize) -> SizeRun {
         })
         .collect();
     let tumbler = cube(&mut w, Vec3::new(60.0 * half, 3.0 * half, 0.0), half, 1.0);
-    w.set_angular_velocity(tumbler, Vec3::new(1.0, 2.0, 0.5) / half.sqrt());
+    w.set_angular_velocity(tumbler, Vec3::new(1.0, 2.0, 0.5) / half.sqrt())
+        .unwrap();
     let mut drift = 0.0f32;
     let mut asleep_at = None;
     for step in 0..seconds * 60 {
@@ -328,11 +329,14 @@ fn sleep_thresholds_follow_size() {
     let mut w = world(true);
     w.set_gravity(Vec3::ZERO);
     let huge = cube(&mut w, Vec3::ZERO, 50.0, 1.0);
-    w.set_angular_velocity(huge, Vec3::new(0.0, 0.02, 0.0));
+    w.set_angular_velocity(huge, Vec3::new(0.0, 0.02, 0.0))
+        .unwrap();
     let tiny = cube(&mut w, Vec3::new(200.0, 0.0, 0.0), 0.005, 1.0);
-    w.set_linear_velocity(tiny, Vec3::new(0.0, 0.0, 0.03));
+    w.set_linear_velocity(tiny, Vec3::new(0.0, 0.0, 0.03))
+        .unwrap();
     let unit = cube(&mut w, Vec3::new(-200.0, 0.0, 0.0), 0.5, 1.0);
-    w.set_linear_velocity(unit, Vec3::new(0.0, 0.0, 0.03));
+    w.set_linear_velocity(unit, Vec3::new(0.0, 0.0, 0.03))
+        .unwrap();
     run(&mut w, 120);
     assert!(
         w.body(huge).unwrap().is_awake(),

@@ -3,7 +3,9 @@
 mod common;
 
 use common::*;
-use impulse::physics::{BodyDef, BodyHandle, ColliderDef, Quat, Shape, Vec3, World, WorldSettings};
+use impulse::physics::{
+    BodyDef, BodyError, BodyHandle, ColliderDef, Quat, Shape, Vec3, World, WorldSettings,
+};
 
 /// Σ m·v and Σ (c × m·v + I·ω) about the origin, in f64.
 fn momenta(world: &World) -> ([f64; 3], [f64; 3]) {
@@ -56,9 +58,15 @@ fn collision_without_gravity_conserves_momentum() {
         Quat::from_rotation_z(0.2),
         0.5,
     );
-    world.set_linear_velocity(a, Vec3::new(3.0, 0.0, 0.2));
-    world.set_angular_velocity(a, Vec3::new(0.0, 1.0, 0.5));
-    world.set_linear_velocity(b, Vec3::new(-3.0, 0.2, 0.0));
+    world
+        .set_linear_velocity(a, Vec3::new(3.0, 0.0, 0.2))
+        .unwrap();
+    world
+        .set_angular_velocity(a, Vec3::new(0.0, 1.0, 0.5))
+        .unwrap();
+    world
+        .set_linear_velocity(b, Vec3::new(-3.0, 0.2, 0.0))
+        .unwrap();
     let (p0, l0) = momenta(&world);
     let mut touched = false;
     for _ in 0..120 {
@@ -162,8 +170,11 @@ fn removed_bodies_leave_stale_handles_that_do_nothing() {
     for &h in &removed {
         assert!(world.body(h).is_none());
         assert!(!world.remove_body(h));
-        assert!(!world.set_position(h, Vec3::ZERO));
-        assert!(!world.set_linear_velocity(h, Vec3::X));
+        assert_eq!(world.set_position(h, Vec3::ZERO), Err(BodyError::StaleBody));
+        assert_eq!(
+            world.set_linear_velocity(h, Vec3::X),
+            Err(BodyError::StaleBody)
+        );
         assert!(!world.apply_impulse(h, Vec3::Y));
         assert!(!world.apply_force_at_point(h, Vec3::Y, Vec3::ZERO));
         assert!(world
@@ -322,7 +333,7 @@ fn a_cloned_world_steps_bit_for_bit_like_the_original() {
         let mut world = scene.world;
         let mut settings = world.settings().clone();
         settings.enable_sleeping = sleeping;
-        world.set_settings(settings);
+        world.set_settings(settings).unwrap();
         for _ in 0..150 {
             world.step(scene.timestep);
         }

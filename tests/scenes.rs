@@ -311,3 +311,32 @@ fn benchmark_scenes_match_their_layout() {
         }
     }
 }
+
+/// A quaternion of any finite size is the rotation it points at: (1e20, 0, 0, 1e20) is a
+/// quarter turn about x (its squared length alone overflows to infinity), and the body stays
+/// finite when stepped.
+#[test]
+fn a_huge_quaternion_is_the_rotation_it_means() {
+    let text = "Scene(bodies: [(name: \"q\", rotation: Quat(1e20, 0.0, 0.0, 1e20), \
+                colliders: [(shape: Cuboid(half_extents: (1.0, 0.5, 0.25)))])])";
+    let mut scene = impulse::scene::load_str(text, "q.ron").unwrap();
+    let (_, body) = scene.world.bodies().next().unwrap();
+    let expected = impulse::physics::Quat::from_rotation_x(std::f32::consts::FRAC_PI_2);
+    assert!(
+        body.rotation().abs_diff_eq(expected, 1e-6),
+        "{}",
+        body.rotation()
+    );
+    for _ in 0..60 {
+        scene.world.step(scene.timestep);
+    }
+    let (_, body) = scene.world.bodies().next().unwrap();
+    assert!(body.position().is_finite() && body.rotation().is_finite());
+    // Free fall for 1 s from rest: y = −g t²/2 (semi-implicit Euler adds g·dt²/2·… at most
+    // one step's worth: 9.81/60 m).
+    assert!(
+        (body.position().y + 0.5 * 9.81).abs() < 9.81 / 60.0,
+        "{}",
+        body.position()
+    );
+}

@@ -12,7 +12,8 @@ use super::grab::{self, Grab};
 use super::timeline::Timeline;
 use crate::physics::shape::ConvexHull;
 use crate::physics::{
-    BodyDef, BodyHandle, BodyType, ColliderDef, Isometry, Quat, Shape, World, WorldSettings,
+    BodyDef, BodyError, BodyHandle, BodyType, ColliderDef, Isometry, Quat, Shape, World,
+    WorldSettings,
 };
 use crate::scene::schema::{CameraDesc, Color as SceneColor};
 use crate::scene::{self, save, BodyMeta, Scene, SceneError};
@@ -486,42 +487,54 @@ impl Sandbox {
         }
     }
 
-    /// Changes the world's settings (a new gravity wakes every body so it is felt).
+    /// Changes the world's settings (a new gravity wakes every body so it is felt); refused
+    /// values leave the world as it was and show why.
     pub fn set_settings(&mut self, settings: WorldSettings) {
         let gravity_changed = settings.gravity != self.world.settings().gravity;
-        self.world.set_settings(settings);
-        if gravity_changed {
-            self.world.wake_all();
+        match self.world.set_settings(settings) {
+            Ok(()) => {
+                if gravity_changed {
+                    self.world.wake_all();
+                }
+                self.mark_edited();
+            }
+            Err(e) => self.error = Some(format!("settings: {e}")),
         }
-        self.mark_edited();
+    }
+
+    /// Shows why a body edit was refused, or notes the edit.
+    fn body_edit(&mut self, handle: BodyHandle, result: Result<(), BodyError>) {
+        match result {
+            Ok(()) => self.mark_edited(),
+            Err(e) => self.error = Some(format!("{}: {e}", self.body_name(handle))),
+        }
     }
 
     /// Moves a body.
     pub fn set_position(&mut self, handle: BodyHandle, position: Vec3) {
-        self.world.set_position(handle, position);
-        self.mark_edited();
+        let result = self.world.set_position(handle, position);
+        self.body_edit(handle, result);
     }
 
     /// Turns a body.
     pub fn set_rotation(&mut self, handle: BodyHandle, rotation: Quat) {
-        self.world.set_rotation(handle, rotation);
-        self.mark_edited();
+        let result = self.world.set_rotation(handle, rotation);
+        self.body_edit(handle, result);
     }
 
     /// Sets a body's linear (m/s) and angular (rad/s) velocity.
     pub fn set_velocity(&mut self, handle: BodyHandle, linear: Vec3, angular: Vec3) {
-        self.world.set_linear_velocity(handle, linear);
-        self.world.set_angular_velocity(handle, angular);
-        self.mark_edited();
+        let result = self
+            .world
+            .set_linear_velocity(handle, linear)
+            .and_then(|()| self.world.set_angular_velocity(handle, angular));
+        self.body_edit(handle, result);
     }
 
-    /// Makes a body static, kinematic or dynamic (a body with a plane must stay static).
+    /// Makes a body static, kinematic or dynamic.
     pub fn set_body_type(&mut self, handle: BodyHandle, body_type: BodyType) {
-        if self.world.set_body_type(handle, body_type) {
-            self.mark_edited();
-        } else {
-            self.error = Some("a body with a plane must stay static".into());
-        }
+        let result = self.world.set_body_type(handle, body_type);
+        self.body_edit(handle, result);
     }
 
     /// Gives every collider of a body the friction, restitution and density of `material`.
@@ -529,7 +542,7 @@ impl Sandbox {
         let colliders: Vec<_> = self.world.body_colliders(handle).collect();
         for c in colliders {
             if let Err(e) = self.world.set_collider_material(c, material) {
-                self.error = Some(e.to_string());
+                self.error = Some(format!("{}: {e}", self.body_name(handle)));
             }
         }
         self.mark_edited();

@@ -233,7 +233,7 @@ mod tests {
         // Sleeping would make a replay trivially equal once everything rests.
         let mut settings = sandbox.world.settings().clone();
         settings.enable_sleeping = false;
-        sandbox.world.set_settings(settings);
+        sandbox.world.set_settings(settings).unwrap();
         sandbox
             .timeline
             .reset(&sandbox.world, &sandbox.meta, sandbox.timestep);

@@ -1,6 +1,7 @@
 //! Rigid bodies: their definitions (what you ask for) and their state (what the world keeps).
 
-use super::math::{Mat3, Quat, Vec3};
+use super::constants::{MAX_COORDINATE, MAX_LINEAR_SPEED};
+use super::math::{is_usable_rotation, unit_rotation, Mat3, Quat, Vec3};
 
 /// How a body moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -78,7 +79,10 @@ impl BodyDef {
         }
     }
 
-    /// Checks every value: finite numbers, a non-zero rotation, non-negative damping.
+    /// Checks every value: finite numbers, a position within
+    /// [`MAX_COORDINATE`] m of the origin on each axis, a speed of at most
+    /// [`MAX_LINEAR_SPEED`], a rotation that is not zero, non-negative damping. The message
+    /// names the field.
     pub fn validate(&self) -> Result<(), String> {
         let vector = |name: &str, v: Vec3| {
             if v.is_finite() {
@@ -90,7 +94,20 @@ impl BodyDef {
         vector("position", self.position)?;
         vector("linear_velocity", self.linear_velocity)?;
         vector("angular_velocity", self.angular_velocity)?;
-        if !self.rotation.is_finite() || self.rotation.length_squared() < 1.0e-12 {
+        for (axis, v) in ["x", "y", "z"].iter().zip(self.position.to_array()) {
+            if v.abs() > MAX_COORDINATE {
+                return Err(format!(
+                    "position.{axis} is {v} m; at most {MAX_COORDINATE} m from the origin"
+                ));
+            }
+        }
+        let speed = self.linear_velocity.length();
+        if speed > MAX_LINEAR_SPEED {
+            return Err(format!(
+                "linear_velocity is {speed} m/s; at most {MAX_LINEAR_SPEED} m/s"
+            ));
+        }
+        if !is_usable_rotation(self.rotation) {
             return Err(format!(
                 "rotation must be a finite non-zero quaternion, got {}",
                 self.rotation
@@ -101,7 +118,7 @@ impl BodyDef {
             ("angular_damping", self.angular_damping),
         ] {
             if !(v.is_finite() && v >= 0.0) {
-                return Err(format!("{name} must be zero or positive, got {v}"));
+                return Err(format!("{name} must be 0 or more, got {v}"));
             }
         }
         if !self.gravity_scale.is_finite() {
@@ -119,10 +136,20 @@ impl BodyDef {
         let vector = |v: Vec3, default: Vec3| if v.is_finite() { v } else { default };
         let non_negative = |v: f32| if v.is_finite() && v >= 0.0 { v } else { 0.0 };
         BodyDef {
-            position: vector(self.position, d.position),
-            linear_velocity: vector(self.linear_velocity, d.linear_velocity),
+            position: if self.position.is_finite()
+                && self.position.abs().max_element() <= MAX_COORDINATE
+            {
+                self.position
+            } else {
+                d.position
+            },
+            linear_velocity: if self.linear_velocity.length() <= MAX_LINEAR_SPEED {
+                self.linear_velocity
+            } else {
+                d.linear_velocity
+            },
             angular_velocity: vector(self.angular_velocity, d.angular_velocity),
-            rotation: if self.rotation.is_finite() && self.rotation.length_squared() >= 1.0e-12 {
+            rotation: if is_usable_rotation(self.rotation) {
                 self.rotation
             } else {
                 d.rotation
@@ -404,6 +431,6 @@ pub(crate) fn normalized_exactly(q: Quat) -> Quat {
     if (q.length_squared() - 1.0).abs() < 1.0e-6 {
         q
     } else {
-        q.normalize()
+        unit_rotation(q).unwrap_or(Quat::IDENTITY)
     }
 }

@@ -1,7 +1,7 @@
 //! Colliders: a shape attached to a body, with its material.
 
 use super::aabb::Aabb;
-use super::math::{Isometry, Quat, Vec3};
+use super::math::{is_usable_rotation, Isometry, Quat, Vec3};
 use super::shape::Shape;
 
 /// Everything needed to attach a shape to a body.
@@ -28,6 +28,41 @@ pub struct ColliderDef {
 }
 
 impl ColliderDef {
+    /// Checks the definition on its own: the shape's sizes (see [`Shape::validate`]), a finite
+    /// pose with a non-zero rotation, and the material: friction, density and rolling
+    /// resistance finite and ≥ 0, restitution in [0, 1]. The message names the field.
+    pub fn validate(&self) -> Result<(), String> {
+        self.shape.validate()?;
+        if !self.local_position.is_finite() {
+            return Err(format!(
+                "position must be finite, got {}",
+                self.local_position
+            ));
+        }
+        if !is_usable_rotation(self.local_rotation) {
+            return Err(format!(
+                "rotation must be a finite non-zero quaternion, got {}",
+                self.local_rotation
+            ));
+        }
+        for (name, v) in [
+            ("friction", self.friction),
+            ("density", self.density),
+            ("rolling_resistance", self.rolling_resistance),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(format!("{name} must be 0 or more, got {v}"));
+            }
+        }
+        if !(0.0..=1.0).contains(&self.restitution) {
+            return Err(format!(
+                "restitution must be between 0 and 1, got {}",
+                self.restitution
+            ));
+        }
+        Ok(())
+    }
+
     /// A collider with the default material: friction 0.6, no bounce, density 1 kg/m³ (so a
     /// 1 m cube weighs 1 kg, which keeps sandbox numbers readable; only ratios matter).
     pub fn new(shape: Shape) -> Self {

@@ -95,8 +95,24 @@ pub const MAX_SHAPE_SIZE: f32 = 1.0e4;
 /// Smallest size of a shape, m: 0.1 mm. Smaller shapes have inertias that underflow.
 pub const MIN_SHAPE_SIZE: f32 = 1.0e-4;
 
-/// Fastest allowed linear speed, m/s: a safety cap against blow-ups from hostile input.
+/// Fastest allowed linear speed, m/s: a safety cap against blow-ups from hostile input. A
+/// body definition asking for more is refused; a step that produces more (an explosion of
+/// overlapping bodies) caps it there. See the limits table in `docs/scenes.md`.
 pub const MAX_LINEAR_SPEED: f32 = 400.0;
+
+/// Farthest a body may be placed from the origin along any axis, m: past it f32 positions
+/// are coarser than 1 cm (the ulp at 1e5 is 7.8 mm).
+pub const MAX_COORDINATE: f32 = 1.0e5;
+
+/// Most sub-steps the settings may ask for (islands with large mass ratios get up to
+/// [`MAX_SUBSTEPS`] on their own; a user may ask for more everywhere).
+pub const MAX_SETTINGS_SUBSTEPS: u32 = 64;
+
+/// Most velocity or relax iterations per sub-step the settings may ask for.
+pub const MAX_ITERATIONS: u32 = 100;
+
+/// Largest gravity, m/s² per axis (a thousand g).
+pub const MAX_GRAVITY: f32 = 1.0e4;
 
 /// Largest rotation per sub-step, rad (a quarter turn over 2): beyond it the quaternion
 /// integration becomes inaccurate (Box2D: 0.25·π).

@@ -114,9 +114,50 @@ pub fn is_finite_vec(v: Vec3) -> bool {
     v.x.is_finite() && v.y.is_finite() && v.z.is_finite()
 }
 
+/// A rotation quaternion made unit length without overflow or underflow: divided by its
+/// largest component first, so `Quat(1e20, 0, 0, 1e20)` gives the quarter turn about x it
+/// means (its `length_squared` alone would be infinite). `None` when a component is not
+/// finite or all are zero.
+pub fn unit_rotation(q: Quat) -> Option<Quat> {
+    if !q.is_finite() {
+        return None;
+    }
+    let largest = q.to_array().into_iter().fold(0.0f32, |m, c| m.max(c.abs()));
+    if largest == 0.0 {
+        return None;
+    }
+    // Components now within [-1, 1] with one of magnitude 1: the length is in [1, 2].
+    let scaled = Quat::from_array(q.to_array().map(|c| c / largest));
+    Some(scaled.normalize())
+}
+
+/// Can `q` be made a rotation ([`unit_rotation`])?
+pub fn is_usable_rotation(q: Quat) -> bool {
+    unit_rotation(q).is_some()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn huge_and_tiny_quaternions_normalize_to_the_rotation_they_mean() {
+        // (1, 0, 0, 1)/√2 is a quarter turn about x; scaling by any positive factor keeps it.
+        let expected = Quat::from_rotation_x(std::f32::consts::FRAC_PI_2);
+        for scale in [1e20f32, 1.0, 1e-20, 1e-40] {
+            let q = unit_rotation(Quat::from_xyzw(scale, 0.0, 0.0, scale)).unwrap();
+            assert!(q.abs_diff_eq(expected, 1e-6), "scale {scale}: {q}");
+        }
+        assert_eq!(unit_rotation(Quat::from_xyzw(0.0, 0.0, 0.0, 0.0)), None);
+        assert_eq!(
+            unit_rotation(Quat::from_xyzw(f32::NAN, 0.0, 0.0, 1.0)),
+            None
+        );
+        assert_eq!(
+            unit_rotation(Quat::from_xyzw(f32::INFINITY, 0.0, 0.0, 1.0)),
+            None
+        );
+    }
 
     #[test]
     fn basis_is_orthonormal_and_right_handed() {

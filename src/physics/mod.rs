@@ -26,4 +26,4 @@ pub use math::{Isometry, Quat, Vec3};
 pub use query::RayHit;
 pub use shape::Shape;
 pub use world::{BodyHandle, BroadPhaseKind, ColliderHandle, World, WorldSettings};
-pub use world_bodies::ColliderError;
+pub use world_bodies::{BodyError, ColliderError};

@@ -97,6 +97,59 @@ impl Default for WorldSettings {
     }
 }
 
+impl WorldSettings {
+    /// Checks every value: gravity finite and at most [`MAX_GRAVITY`] per axis; sub-steps
+    /// between 1 and [`MAX_SETTINGS_SUBSTEPS`]; velocity iterations between 1 and
+    /// [`MAX_ITERATIONS`], relax iterations between 0 and it; contact stiffness, damping,
+    /// push velocity and restitution threshold finite and ≥ 0. The message names the field.
+    pub fn validate(&self) -> Result<(), String> {
+        for (axis, g) in ["x", "y", "z"].iter().zip(self.gravity.to_array()) {
+            if !(g.is_finite() && g.abs() <= MAX_GRAVITY) {
+                return Err(format!(
+                    "gravity.{axis} must be a number between -{MAX_GRAVITY} and {MAX_GRAVITY} m/s², got {g}"
+                ));
+            }
+        }
+        let count = |field: &str, v: u32, min: u32, max: u32| {
+            if (min..=max).contains(&v) {
+                Ok(())
+            } else {
+                Err(format!("{field} must be between {min} and {max}, got {v}"))
+            }
+        };
+        count("substeps", self.substeps, 1, MAX_SETTINGS_SUBSTEPS)?;
+        count(
+            "velocity_iterations",
+            self.velocity_iterations,
+            1,
+            MAX_ITERATIONS,
+        )?;
+        count(
+            "position_iterations",
+            self.position_iterations,
+            0,
+            MAX_ITERATIONS,
+        )?;
+        for (field, v) in [
+            ("contact_hertz", self.contact_hertz),
+            ("contact_damping_ratio", self.contact_damping_ratio),
+            ("max_push_velocity", self.max_push_velocity),
+            ("restitution_threshold", self.restitution_threshold),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(format!("{field} must be 0 or more, got {v}"));
+            }
+        }
+        Ok(())
+    }
+
+    /// The fastest spin a step of `dt` s lets a body keep, rad/s: a quarter turn over two per
+    /// sub-step ([`MAX_ROTATION_PER_SUBSTEP`]), 188.5 rad/s at 60 Hz with 4 sub-steps.
+    pub fn max_angular_speed(&self, dt: f32) -> f32 {
+        MAX_ROTATION_PER_SUBSTEP * self.substeps.max(1) as f32 / dt
+    }
+}
+
 /// A pair of colliders (and their bodies) in a contact event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ContactPair {
@@ -270,13 +323,38 @@ impl World {
             + self.broad_phase.heap_bytes()
     }
 
+    /// A 64-bit FNV-1a hash of every body's handle, position, rotation and velocities, bit
+    /// for bit, in storage order: equal hashes mean (almost surely) identical states, so
+    /// determinism can be checked across runs, builds and machines with one number.
+    pub fn state_hash(&self) -> u64 {
+        const PRIME: u64 = 0x0000_0100_0000_01b3;
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut eat = |word: u32| {
+            for byte in word.to_le_bytes() {
+                hash = (hash ^ byte as u64).wrapping_mul(PRIME);
+            }
+        };
+        for (handle, body) in self.bodies.iter() {
+            eat(handle.index());
+            eat(handle.generation());
+            let vectors = [body.position, body.linear_velocity, body.angular_velocity];
+            let components = vectors.iter().flat_map(|v| v.to_array());
+            for c in components.chain(body.rotation.to_array()) {
+                eat(c.to_bits());
+            }
+        }
+        hash
+    }
+
     /// The settings.
     pub fn settings(&self) -> &WorldSettings {
         &self.settings
     }
 
-    /// Changes the settings; a new broad phase kind is switched to at once.
-    pub fn set_settings(&mut self, settings: WorldSettings) {
+    /// Changes the settings (refused, with the reason, when [`WorldSettings::validate`]
+    /// refuses them); a new broad phase kind is switched to at once.
+    pub fn set_settings(&mut self, settings: WorldSettings) -> Result<(), String> {
+        settings.validate()?;
         let kind = settings.broad_phase;
         let stop_sleeping = self.settings.enable_sleeping && !settings.enable_sleeping;
         self.settings = settings;
@@ -284,6 +362,7 @@ impl World {
         if stop_sleeping {
             self.wake_all();
         }
+        Ok(())
     }
 
     /// Sets the gravity and wakes every body so the change is felt.

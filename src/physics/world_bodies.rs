@@ -8,8 +8,7 @@ use std::fmt;
 
 use super::body::{normalized_exactly, Body, BodyDef, BodyType, NULL};
 use super::collider::{Collider, ColliderDef, MixedMaterial};
-use super::constants::{MAX_SHAPE_SIZE, MIN_SHAPE_SIZE};
-use super::math::{is_finite_vec, Isometry, Mat3, Quat, Vec3};
+use super::math::{is_finite_vec, unit_rotation, Isometry, Mat3, Quat, Vec3};
 use super::shape::{MassProperties, Shape};
 use super::solver::invert_or_zero;
 use super::world::{BodyHandle, ColliderHandle, World};
@@ -37,62 +36,58 @@ impl fmt::Display for ColliderError {
 
 impl std::error::Error for ColliderError {}
 
-/// Checks a shape's sizes: finite, within [`MIN_SHAPE_SIZE`, `MAX_SHAPE_SIZE`] where a
-/// size is asked for.
-pub fn validate_shape(shape: &Shape) -> Result<(), String> {
-    let positive = |name: &str, v: f32| {
-        if v.is_finite() && (MIN_SHAPE_SIZE..=MAX_SHAPE_SIZE).contains(&v) {
-            Ok(())
-        } else {
-            Err(format!(
-                "{name} must be between {MIN_SHAPE_SIZE} and {MAX_SHAPE_SIZE} m, got {v}"
-            ))
-        }
-    };
-    match shape {
-        Shape::Sphere { radius } => positive("radius", *radius),
-        Shape::Cuboid { half_extents } => {
-            for (axis, v) in ["x", "y", "z"].iter().zip(half_extents.to_array()) {
-                positive(&format!("half_extents.{axis}"), v)?;
-            }
-            Ok(())
-        }
-        Shape::Capsule {
-            half_height,
-            radius,
-        } => {
-            positive("radius", *radius)?;
-            if half_height.is_finite() && (0.0..=MAX_SHAPE_SIZE).contains(half_height) {
-                Ok(())
-            } else {
-                Err(format!(
-                    "half_height must be zero or positive, got {half_height}"
-                ))
-            }
-        }
-        Shape::ConvexHull(hull) => {
-            if hull
-                .vertices
-                .iter()
-                .all(|v| is_finite_vec(*v) && v.abs().max_element() <= MAX_SHAPE_SIZE)
-            {
-                Ok(())
-            } else {
-                Err(format!(
-                    "hull vertices must be finite and within {MAX_SHAPE_SIZE} m of the origin"
-                ))
-            }
-        }
-        Shape::Plane { normal } => {
-            if is_finite_vec(*normal) && normal.length() > 0.5 {
-                Ok(())
-            } else {
-                Err(format!(
-                    "plane normal must be a non-zero finite vector, got {normal}"
-                ))
-            }
+/// Why a body could not be changed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BodyError {
+    /// The body handle is stale.
+    StaleBody,
+    /// A static body has no velocity, damping or gravity of its own.
+    Static,
+    /// The value is unusable; the message says which field and why.
+    Invalid(String),
+}
+
+impl fmt::Display for BodyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BodyError::StaleBody => write!(f, "the body was removed"),
+            BodyError::Static => write!(
+                f,
+                "a static body does not move (make it kinematic or dynamic first)"
+            ),
+            BodyError::Invalid(msg) => write!(f, "{msg}"),
         }
     }
+}
+
+impl std::error::Error for BodyError {}
+
+/// A collider of a dynamic body must give a mass and an inertia the solver can invert: each a
+/// normal positive float whose inverse is normal too (a density of 1e-40 gives an infinite
+/// inverse mass). Colliders of density 0 add nothing and pass.
+fn check_dynamic_mass(shape: &Shape, density: f32) -> Result<(), String> {
+    if density == 0.0 || matches!(shape, Shape::Plane { .. }) {
+        return Ok(());
+    }
+    let props = shape.mass_properties(density);
+    let usable = |v: f32| v.is_normal() && v > 0.0 && (1.0 / v).is_normal();
+    if !usable(props.mass) {
+        return Err(format!(
+            "density {density:e} gives a mass of {:e} kg, which the solver cannot use (the mass and its inverse must be normal positive floats)",
+            props.mass
+        ));
+    }
+    let diagonal = [
+        props.inertia.x_axis.x,
+        props.inertia.y_axis.y,
+        props.inertia.z_axis.z,
+    ];
+    if let Some(bad) = diagonal.into_iter().find(|&v| !usable(v)) {
+        return Err(format!(
+            "density {density:e} gives a moment of inertia of {bad:e} kg·m², which the solver cannot use (inertias and their inverses must be normal positive floats)"
+        ));
+    }
+    Ok(())
 }
 
 /// The shape as stored: a plane's normal made unit length.
@@ -101,44 +96,6 @@ fn canonical_shape(shape: Shape) -> Shape {
         Shape::Plane { normal } => Shape::plane(normal),
         other => other,
     }
-}
-
-/// Checks a collider definition on its own.
-fn validate_collider_def(def: &ColliderDef) -> Result<(), String> {
-    validate_shape(&def.shape)?;
-    if !is_finite_vec(def.local_position)
-        || !def.local_rotation.is_finite()
-        || def.local_rotation.length_squared() < 1.0e-12
-    {
-        return Err(
-            "local position and rotation must be finite (and the rotation non-zero)".into(),
-        );
-    }
-    if !(def.friction.is_finite() && def.friction >= 0.0) {
-        return Err(format!(
-            "friction must be zero or positive, got {}",
-            def.friction
-        ));
-    }
-    if !(0.0..=1.0).contains(&def.restitution) {
-        return Err(format!(
-            "restitution must be between 0 and 1, got {}",
-            def.restitution
-        ));
-    }
-    if !(def.rolling_resistance.is_finite() && def.rolling_resistance >= 0.0) {
-        return Err(format!(
-            "rolling_resistance must be zero or positive, got {}",
-            def.rolling_resistance
-        ));
-    }
-    if !(def.density.is_finite() && def.density >= 0.0) {
-        return Err(format!(
-            "density must be zero or positive, got {}",
-            def.density
-        ));
-    }
-    Ok(())
 }
 
 impl World {
@@ -168,12 +125,17 @@ impl World {
             ..def.clone()
         });
         let mut handles = Vec::with_capacity(colliders.len());
-        for collider in colliders {
+        for (i, collider) in colliders.iter().enumerate() {
             match self.add_collider(handle, collider.clone()) {
                 Ok(h) => handles.push(h),
                 Err(e) => {
                     self.remove_body(handle);
-                    return Err(e);
+                    return Err(match e {
+                        ColliderError::Invalid(m) => {
+                            ColliderError::Invalid(format!("collider {i}: {m}"))
+                        }
+                        other => other,
+                    });
                 }
             }
         }
@@ -194,10 +156,13 @@ impl World {
         def: ColliderDef,
     ) -> Result<ColliderHandle, ColliderError> {
         let body_ref = self.bodies.get(body).ok_or(ColliderError::StaleBody)?;
-        validate_collider_def(&def).map_err(ColliderError::Invalid)?;
+        def.validate().map_err(ColliderError::Invalid)?;
+        if body_ref.body_type == BodyType::Dynamic {
+            check_dynamic_mass(&def.shape, def.density).map_err(ColliderError::Invalid)?;
+        }
         if matches!(def.shape, Shape::Plane { .. }) && body_ref.body_type != BodyType::Static {
             return Err(ColliderError::Invalid(
-                "a plane can only belong to a static body".into(),
+                "a Plane can only belong to a Static body".into(),
             ));
         }
         let body_pose = Isometry::new(body_ref.position, body_ref.rotation);
@@ -356,38 +321,50 @@ impl World {
     }
 
     /// Moves the body (origin) to `position`, wakes it.
-    pub fn set_position(&mut self, handle: BodyHandle, position: Vec3) -> bool {
-        let Some(rotation) = self.bodies.get(handle).map(|b| b.rotation) else {
-            return false;
-        };
+    pub fn set_position(&mut self, handle: BodyHandle, position: Vec3) -> Result<(), BodyError> {
+        let rotation = self
+            .bodies
+            .get(handle)
+            .ok_or(BodyError::StaleBody)?
+            .rotation;
         self.set_transform(handle, position, rotation)
     }
 
     /// Turns the body to `rotation` (normalised), wakes it.
-    pub fn set_rotation(&mut self, handle: BodyHandle, rotation: Quat) -> bool {
-        let Some(position) = self.bodies.get(handle).map(|b| b.position) else {
-            return false;
-        };
+    pub fn set_rotation(&mut self, handle: BodyHandle, rotation: Quat) -> Result<(), BodyError> {
+        let position = self
+            .bodies
+            .get(handle)
+            .ok_or(BodyError::StaleBody)?
+            .position;
         self.set_transform(handle, position, rotation)
     }
 
     /// Places the body, moves its colliders and proxies, wakes it and what it touches.
-    /// Non-finite values are refused (returns false).
-    pub fn set_transform(&mut self, handle: BodyHandle, position: Vec3, rotation: Quat) -> bool {
-        if !is_finite_vec(position) || !rotation.is_finite() || rotation.length_squared() < 1e-12 {
-            return false;
+    /// Refused (with the reason) for a position [`BodyDef::validate`] would refuse, or a
+    /// rotation that is zero or not finite.
+    pub fn set_transform(
+        &mut self,
+        handle: BodyHandle,
+        position: Vec3,
+        rotation: Quat,
+    ) -> Result<(), BodyError> {
+        BodyDef {
+            position,
+            rotation,
+            ..BodyDef::default()
         }
-        let Some(body) = self.bodies.get_mut(handle) else {
-            return false;
-        };
+        .validate()
+        .map_err(BodyError::Invalid)?;
+        let body = self.bodies.get_mut(handle).ok_or(BodyError::StaleBody)?;
         body.position = position;
-        body.rotation = rotation.normalize();
+        body.rotation = unit_rotation(rotation).unwrap_or(Quat::IDENTITY);
         body.frozen = false;
         body.sync_center();
         self.sync_body_colliders(handle.index());
         self.wake_touching(handle.index());
         self.wake_body_index(handle.index());
-        true
+        Ok(())
     }
 
     /// Recomputes a body's collider poses and moves their proxies (teleport: no prediction).
@@ -407,24 +384,53 @@ impl World {
 
     /// Runs `f` on a live non-static body, then wakes it. False for stale or static bodies.
     fn with_moving_body(&mut self, handle: BodyHandle, f: impl FnOnce(&mut Body)) -> bool {
-        match self.bodies.get_mut(handle) {
-            Some(body) if body.body_type != BodyType::Static => {
-                f(body);
-                self.wake_body_index(handle.index());
-                true
-            }
-            _ => false,
+        self.change_moving_body(handle, f).is_ok()
+    }
+
+    /// Runs `f` on a live non-static body, then wakes it; the reason when it cannot.
+    fn change_moving_body(
+        &mut self,
+        handle: BodyHandle,
+        f: impl FnOnce(&mut Body),
+    ) -> Result<(), BodyError> {
+        let body = self.bodies.get_mut(handle).ok_or(BodyError::StaleBody)?;
+        if body.body_type == BodyType::Static {
+            return Err(BodyError::Static);
         }
+        f(body);
+        self.wake_body_index(handle.index());
+        Ok(())
     }
 
-    /// Sets the velocity of the centre of mass, m/s.
-    pub fn set_linear_velocity(&mut self, handle: BodyHandle, velocity: Vec3) -> bool {
-        is_finite_vec(velocity) && self.with_moving_body(handle, |b| b.linear_velocity = velocity)
+    /// Sets the velocity of the centre of mass, m/s (finite, at most
+    /// [`MAX_LINEAR_SPEED`](super::constants::MAX_LINEAR_SPEED)).
+    pub fn set_linear_velocity(
+        &mut self,
+        handle: BodyHandle,
+        velocity: Vec3,
+    ) -> Result<(), BodyError> {
+        BodyDef {
+            linear_velocity: velocity,
+            ..BodyDef::default()
+        }
+        .validate()
+        .map_err(BodyError::Invalid)?;
+        self.change_moving_body(handle, |b| b.linear_velocity = velocity)
     }
 
-    /// Sets the angular velocity, rad/s.
-    pub fn set_angular_velocity(&mut self, handle: BodyHandle, velocity: Vec3) -> bool {
-        is_finite_vec(velocity) && self.with_moving_body(handle, |b| b.angular_velocity = velocity)
+    /// Sets the angular velocity, rad/s (finite; a step keeps at most
+    /// [`WorldSettings::max_angular_speed`](super::WorldSettings::max_angular_speed)).
+    pub fn set_angular_velocity(
+        &mut self,
+        handle: BodyHandle,
+        velocity: Vec3,
+    ) -> Result<(), BodyError> {
+        if !is_finite_vec(velocity) {
+            return Err(BodyError::Invalid(format!(
+                "angular_velocity must be finite, got {velocity}"
+            )));
+        }
+        self.change_moving_body(handle, |b| b.angular_velocity = velocity)
     }
 
     /// Adds a force through the centre of mass for the next step, N.
@@ -478,41 +484,61 @@ impl World {
     }
 
     /// Sets linear and angular damping, 1/s.
-    pub fn set_damping(&mut self, handle: BodyHandle, linear: f32, angular: f32) -> bool {
-        linear.is_finite()
-            && angular.is_finite()
-            && self.with_moving_body(handle, |b| {
-                b.linear_damping = linear.max(0.0);
-                b.angular_damping = angular.max(0.0);
-            })
+    pub fn set_damping(
+        &mut self,
+        handle: BodyHandle,
+        linear: f32,
+        angular: f32,
+    ) -> Result<(), BodyError> {
+        BodyDef {
+            linear_damping: linear,
+            angular_damping: angular,
+            ..BodyDef::default()
+        }
+        .validate()
+        .map_err(BodyError::Invalid)?;
+        self.change_moving_body(handle, |b| {
+            b.linear_damping = linear;
+            b.angular_damping = angular;
+        })
     }
 
     /// Sets the gravity multiplier.
-    pub fn set_gravity_scale(&mut self, handle: BodyHandle, scale: f32) -> bool {
-        scale.is_finite() && self.with_moving_body(handle, |b| b.gravity_scale = scale)
+    pub fn set_gravity_scale(&mut self, handle: BodyHandle, scale: f32) -> Result<(), BodyError> {
+        if !scale.is_finite() {
+            return Err(BodyError::Invalid(format!(
+                "gravity_scale must be finite, got {scale}"
+            )));
+        }
+        self.change_moving_body(handle, |b| b.gravity_scale = scale)
     }
 
     /// Allows or forbids sleeping (forbidding wakes the body).
-    pub fn set_can_sleep(&mut self, handle: BodyHandle, can_sleep: bool) -> bool {
-        self.with_moving_body(handle, |b| b.can_sleep = can_sleep)
+    pub fn set_can_sleep(&mut self, handle: BodyHandle, can_sleep: bool) -> Result<(), BodyError> {
+        self.change_moving_body(handle, |b| b.can_sleep = can_sleep)
     }
 
     /// Changes the body type. Contacts are rebuilt, mass recomputed, the body woken;
-    /// a body that becomes static stops. Planes keep a body static (returns false).
-    pub fn set_body_type(&mut self, handle: BodyHandle, body_type: BodyType) -> bool {
-        let Some(body) = self.bodies.get(handle) else {
-            return false;
-        };
+    /// a body that becomes static stops. Refused for a body with a plane (planes are static)
+    /// and, to dynamic, for colliders whose mass the solver could not use.
+    pub fn set_body_type(
+        &mut self,
+        handle: BodyHandle,
+        body_type: BodyType,
+    ) -> Result<(), BodyError> {
+        let body = self.bodies.get(handle).ok_or(BodyError::StaleBody)?;
         if body.body_type == body_type {
-            return true;
+            return Ok(());
         }
-        let has_plane = body
-            .colliders
-            .iter()
-            .filter_map(|&c| self.colliders.at(c))
-            .any(|c| matches!(c.shape, Shape::Plane { .. }));
-        if has_plane && body_type != BodyType::Static {
-            return false;
+        for c in body.colliders.iter().filter_map(|&c| self.colliders.at(c)) {
+            if matches!(c.shape, Shape::Plane { .. }) && body_type != BodyType::Static {
+                return Err(BodyError::Invalid(
+                    "a body with a Plane collider must stay static".into(),
+                ));
+            }
+            if body_type == BodyType::Dynamic {
+                check_dynamic_mass(&c.shape, c.density).map_err(BodyError::Invalid)?;
+            }
         }
         let index = handle.index();
         self.detach_contacts(index);
@@ -531,7 +557,7 @@ impl World {
             }
         }
         self.update_mass(index);
-        true
+        Ok(())
     }
 
     /// Changes a collider's material (friction, restitution, density, rolling resistance
@@ -553,8 +579,11 @@ impl World {
             rolling_resistance: material.rolling_resistance,
             ..collider.to_def()
         };
-        validate_collider_def(&def).map_err(ColliderError::Invalid)?;
+        def.validate().map_err(ColliderError::Invalid)?;
         let body = collider.body;
+        if self.bodies.at(body).map(|b| b.body_type) == Some(BodyType::Dynamic) {
+            check_dynamic_mass(&def.shape, def.density).map_err(ColliderError::Invalid)?;
+        }
         if let Some(c) = self.colliders.get_mut(handle) {
             c.friction = def.friction;
             c.restitution = def.restitution;
@@ -598,18 +627,24 @@ impl World {
         def.shape = shape.clone();
         def.local_position = local_pose.translation;
         def.local_rotation = local_pose.rotation;
-        validate_collider_def(&def).map_err(ColliderError::Invalid)?;
+        def.validate().map_err(ColliderError::Invalid)?;
         let body = collider.body;
         let body_type = self.bodies.at(body).map(|b| b.body_type);
+        if body_type == Some(BodyType::Dynamic) {
+            check_dynamic_mass(&def.shape, def.density).map_err(ColliderError::Invalid)?;
+        }
         if matches!(shape, Shape::Plane { .. }) && body_type != Some(BodyType::Static) {
             return Err(ColliderError::Invalid(
-                "a plane can only belong to a static body".into(),
+                "a Plane can only belong to a Static body".into(),
             ));
         }
         if let Some(c) = self.colliders.get_mut(handle) {
             c.shape = canonical_shape(shape);
             c.feature_size = c.shape.feature_size();
-            c.local_pose = Isometry::new(local_pose.translation, local_pose.rotation.normalize());
+            c.local_pose = Isometry::new(
+                local_pose.translation,
+                unit_rotation(local_pose.rotation).unwrap_or(Quat::IDENTITY),
+            );
         }
         self.sync_body_colliders(body);
         self.forget_manifolds(body);

@@ -8,7 +8,7 @@ use glam::EulerRot;
 
 use super::generators::expand;
 use super::schema::*;
-use crate::physics::shape::ConvexHull;
+use crate::physics::shape::{check_size, ConvexHull};
 use crate::physics::{
     BodyDef, BodyHandle, BodyType, BroadPhaseKind, ColliderDef, Quat, Shape, Vec3, World,
     WorldSettings,
@@ -17,9 +17,6 @@ use crate::physics::{
 /// Largest number of bodies a scene may create (generators included): beyond this a typo
 /// like `base: 100000` would eat all memory instead of failing.
 pub const MAX_SCENE_BODIES: usize = 100_000;
-
-/// Coordinates and sizes beyond this (m) are refused: f32 loses millimetres past ~10 km.
-pub const MAX_COORDINATE: f32 = 1.0e5;
 
 /// What the sandbox keeps about a body besides its physics.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -63,16 +60,17 @@ impl Invalid {
     }
 }
 
-/// Checks one number.
+// The loader converts what the file says into engine definitions and lets the engine judge
+// them (`Shape::validate`, `ColliderDef::validate`, `BodyDef::validate`,
+// `WorldSettings::validate`), adding only where in the file the problem is. The checks below
+// are for what the engine never sees: the timestep, the camera, colours, names, generators.
+
+/// Checks one number the engine never sees.
 pub(crate) fn finite(field: &str, v: f32) -> Result<f32, String> {
-    if !v.is_finite() {
-        Err(format!("{field} must be a finite number, got {v}"))
-    } else if v.abs() > MAX_COORDINATE {
-        Err(format!(
-            "{field} is too large ({v}; at most {MAX_COORDINATE})"
-        ))
-    } else {
+    if v.is_finite() {
         Ok(v)
+    } else {
+        Err(format!("{field} must be a finite number, got {v}"))
     }
 }
 
@@ -87,7 +85,7 @@ fn positive(field: &str, v: f32) -> Result<f32, String> {
 }
 
 /// Checks a number that must be ≥ 0.
-fn non_negative(field: &str, v: f32) -> Result<f32, String> {
+pub(crate) fn non_negative(field: &str, v: f32) -> Result<f32, String> {
     let v = finite(field, v)?;
     if v >= 0.0 {
         Ok(v)
@@ -96,8 +94,8 @@ fn non_negative(field: &str, v: f32) -> Result<f32, String> {
     }
 }
 
-/// Checks a vector.
-pub(crate) fn vec3(field: &str, v: V3) -> Result<Vec3, String> {
+/// Checks a vector the engine never sees.
+fn vec3(field: &str, v: V3) -> Result<Vec3, String> {
     Ok(Vec3::new(
         finite(&format!("{field}.x"), v.0)?,
         finite(&format!("{field}.y"), v.1)?,
@@ -105,8 +103,14 @@ pub(crate) fn vec3(field: &str, v: V3) -> Result<Vec3, String> {
     ))
 }
 
-/// Converts a rotation, checking it.
-pub(crate) fn rotation(field: &str, r: Rotation) -> Result<Quat, String> {
+/// A vector as it is (the engine checks it).
+fn raw(v: V3) -> Vec3 {
+    Vec3::new(v.0, v.1, v.2)
+}
+
+/// Converts a rotation: Euler angles must be finite; a quaternion goes as it is (the engine
+/// normalises any finite non-zero one, however large).
+fn rotation(field: &str, r: Rotation) -> Result<Quat, String> {
     match r {
         Rotation::Euler(x, y, z) => {
             let v = vec3(field, (x, y, z))?;
@@ -117,76 +121,66 @@ pub(crate) fn rotation(field: &str, r: Rotation) -> Result<Quat, String> {
                 v.z.to_radians(),
             ))
         }
-        Rotation::Quat(x, y, z, w) => {
-            for (name, c) in [("x", x), ("y", y), ("z", z), ("w", w)] {
-                if !c.is_finite() {
-                    return Err(format!(
-                        "{field} quaternion {name} must be a finite number, got {c}"
-                    ));
-                }
-            }
-            let q = Quat::from_xyzw(x, y, z, w);
-            if q.length_squared() < 1.0e-12 {
-                return Err(format!("{field} quaternion must not be zero"));
-            }
-            Ok(q)
-        }
+        Rotation::Quat(x, y, z, w) => Ok(Quat::from_xyzw(x, y, z, w)),
     }
 }
 
-/// Builds an engine shape from its description.
+/// Builds an engine shape from its description and checks it (`Shape::validate`). Pyramids
+/// and prisms are built as hulls, so their sizes are checked first and a flat one is refused
+/// with the hull builder's reason.
 pub fn shape(desc: &ShapeDesc) -> Result<Shape, String> {
-    Ok(match desc {
-        ShapeDesc::Sphere { radius } => Shape::sphere(positive("Sphere radius", *radius)?),
-        ShapeDesc::Cuboid { half_extents } => {
-            let h = vec3("Cuboid half_extents", *half_extents)?;
-            for (axis, v) in ["x", "y", "z"].iter().zip(h.to_array()) {
-                positive(&format!("Cuboid half_extents.{axis}"), v)?;
-            }
-            Shape::cuboid(h)
+    let hull = |kind: &str, sizes: &[(&str, f32)], build: &dyn Fn() -> Result<ConvexHull, _>| {
+        for (name, v) in sizes {
+            check_size(&format!("{kind} {name}"), *v)?;
         }
+        build()
+            .map(|h| Shape::ConvexHull(Arc::new(h)))
+            .map_err(|e: crate::physics::shape::HullError| format!("{kind} is too flat: {e}"))
+    };
+    let shape = match desc {
+        ShapeDesc::Sphere { radius } => Shape::sphere(*radius),
+        ShapeDesc::Cuboid { half_extents } => Shape::cuboid(raw(*half_extents)),
         ShapeDesc::Capsule {
             half_height,
             radius,
-        } => Shape::capsule(
-            non_negative("Capsule half_height", *half_height)?,
-            positive("Capsule radius", *radius)?,
-        ),
+        } => Shape::capsule(*half_height, *radius),
         ShapeDesc::Hull { points } => {
-            let pts = points
-                .iter()
-                .enumerate()
-                .map(|(i, &p)| vec3(&format!("Hull points[{i}]"), p))
-                .collect::<Result<Vec<_>, _>>()?;
+            let pts: Vec<Vec3> = points.iter().map(|&p| raw(p)).collect();
             let hull = ConvexHull::new(&pts).map_err(|e| format!("Hull points: {e}"))?;
             Shape::ConvexHull(Arc::new(hull))
         }
-        ShapeDesc::Pyramid { half_base, height } => {
-            Shape::ConvexHull(Arc::new(ConvexHull::square_pyramid(
-                positive("Pyramid half_base", *half_base)?,
-                positive("Pyramid height", *height)?,
-            )))
-        }
+        ShapeDesc::Pyramid { half_base, height } => hull(
+            "Pyramid",
+            &[("half_base", *half_base), ("height", *height)],
+            &|| ConvexHull::try_square_pyramid(*half_base, *height),
+        )?,
         ShapeDesc::Prism {
             half_width,
             height,
             half_depth,
-        } => Shape::ConvexHull(Arc::new(ConvexHull::triangular_prism(
-            positive("Prism half_width", *half_width)?,
-            positive("Prism height", *height)?,
-            positive("Prism half_depth", *half_depth)?,
-        ))),
+        } => hull(
+            "Prism",
+            &[
+                ("half_width", *half_width),
+                ("height", *height),
+                ("half_depth", *half_depth),
+            ],
+            &|| ConvexHull::try_triangular_prism(*half_width, *height, *half_depth),
+        )?,
+        // `Shape::plane` normalises; the raw normal is what must not be zero.
         ShapeDesc::Plane { normal } => {
-            let n = vec3("Plane normal", *normal)?;
-            if n.length_squared() < 1.0e-12 {
-                return Err("Plane normal must not be zero".into());
+            Shape::Plane {
+                normal: raw(*normal),
             }
-            Shape::plane(n)
+            .validate()?;
+            Shape::plane(raw(*normal))
         }
-    })
+    };
+    shape.validate()?;
+    Ok(shape)
 }
 
-/// The world settings and the timestep.
+/// The world settings (checked by `WorldSettings::validate`) and the timestep.
 fn settings(s: &SettingsDesc) -> Result<(WorldSettings, f32), String> {
     let timestep = positive("settings.timestep", s.timestep)?;
     if timestep > 1.0 {
@@ -194,49 +188,38 @@ fn settings(s: &SettingsDesc) -> Result<(WorldSettings, f32), String> {
             "settings.timestep must be at most 1 s, got {timestep}"
         ));
     }
-    let count = |field: &str, v: u32, min: u32, max: u32| {
-        if (min..=max).contains(&v) {
-            Ok(v)
-        } else {
-            Err(format!(
-                "settings.{field} must be between {min} and {max}, got {v}"
-            ))
-        }
-    };
     let world = WorldSettings {
-        gravity: vec3("settings.gravity", s.gravity)?,
-        substeps: count("substeps", s.substeps, 1, 64)?,
-        velocity_iterations: count("velocity_iterations", s.velocity_iterations, 1, 100)?,
-        position_iterations: count("position_iterations", s.position_iterations, 0, 100)?,
+        gravity: raw(s.gravity),
+        substeps: s.substeps,
+        velocity_iterations: s.velocity_iterations,
+        position_iterations: s.position_iterations,
         enable_sleeping: s.sleeping,
         enable_warm_starting: s.warm_starting,
-        contact_hertz: non_negative("settings.contact_hertz", s.contact_hertz)?,
-        contact_damping_ratio: non_negative(
-            "settings.contact_damping_ratio",
-            s.contact_damping_ratio,
-        )?,
-        max_push_velocity: non_negative("settings.max_push_velocity", s.max_push_velocity)?,
-        restitution_threshold: non_negative(
-            "settings.restitution_threshold",
-            s.restitution_threshold,
-        )?,
+        contact_hertz: s.contact_hertz,
+        contact_damping_ratio: s.contact_damping_ratio,
+        max_push_velocity: s.max_push_velocity,
+        restitution_threshold: s.restitution_threshold,
         broad_phase: match s.broad_phase {
             BroadPhaseDesc::DynamicTree => BroadPhaseKind::DynamicTree,
             BroadPhaseDesc::BruteForce => BroadPhaseKind::BruteForce,
         },
         ..WorldSettings::default()
     };
+    world.validate().map_err(|e| format!("settings.{e}"))?;
     Ok((world, timestep))
 }
 
-/// Checks a material's values.
+/// Checks a material's values (as a collider's: `ColliderDef::validate`).
 fn material(name: &str, m: &MaterialDesc) -> Result<(), String> {
-    let field = |f: &str| format!("material \"{name}\": {f}");
-    non_negative(&field("friction"), m.friction)?;
-    unit_interval(&field("restitution"), m.restitution)?;
-    non_negative(&field("density"), m.density)?;
-    non_negative(&field("rolling_resistance"), m.rolling_resistance)?;
-    Ok(())
+    let def = ColliderDef {
+        friction: m.friction,
+        restitution: m.restitution,
+        density: m.density,
+        rolling_resistance: m.rolling_resistance,
+        ..ColliderDef::new(Shape::sphere(1.0))
+    };
+    def.validate()
+        .map_err(|e| format!("material \"{name}\": {e}"))
 }
 
 /// Checks a number in [0, 1].
@@ -268,25 +251,25 @@ fn collider(
             }
         })?,
     };
-    Ok(ColliderDef {
+    let def = ColliderDef {
         shape: shape(&desc.shape)?,
-        local_position: vec3("position", desc.position)?,
+        local_position: raw(desc.position),
         local_rotation: rotation("rotation", desc.rotation)?,
-        friction: non_negative("friction", desc.friction.unwrap_or(base.friction))?,
-        restitution: unit_interval("restitution", desc.restitution.unwrap_or(base.restitution))?,
-        density: non_negative("density", desc.density.unwrap_or(base.density))?,
-        rolling_resistance: non_negative(
-            "rolling_resistance",
-            desc.rolling_resistance.unwrap_or(base.rolling_resistance),
-        )?,
+        friction: desc.friction.unwrap_or(base.friction),
+        restitution: desc.restitution.unwrap_or(base.restitution),
+        density: desc.density.unwrap_or(base.density),
+        rolling_resistance: desc.rolling_resistance.unwrap_or(base.rolling_resistance),
         user_data: 0,
-    })
+    };
+    def.validate()?;
+    Ok(def)
 }
 
 /// One body's engine definitions.
 fn body(
     desc: &BodyDesc,
     materials: &BTreeMap<String, MaterialDesc>,
+    max_spin: f32,
 ) -> Result<(BodyDef, Vec<ColliderDef>), String> {
     let body_type = match desc.kind {
         Kind::Static => BodyType::Static,
@@ -295,17 +278,26 @@ fn body(
     };
     let def = BodyDef {
         body_type,
-        position: vec3("position", desc.position)?,
+        position: raw(desc.position),
         rotation: rotation("rotation", desc.rotation)?,
-        linear_velocity: vec3("linear_velocity", desc.linear_velocity)?,
-        angular_velocity: vec3("angular_velocity", desc.angular_velocity)?,
-        linear_damping: non_negative("linear_damping", desc.linear_damping)?,
-        angular_damping: non_negative("angular_damping", desc.angular_damping)?,
-        gravity_scale: finite("gravity_scale", desc.gravity_scale)?,
+        linear_velocity: raw(desc.linear_velocity),
+        angular_velocity: raw(desc.angular_velocity),
+        linear_damping: desc.linear_damping,
+        angular_damping: desc.angular_damping,
+        gravity_scale: desc.gravity_scale,
         can_sleep: desc.can_sleep,
         awake: desc.awake,
         user_data: 0,
     };
+    def.validate()?;
+    if body_type != BodyType::Static {
+        let spin = def.angular_velocity.length();
+        if spin > max_spin {
+            return Err(format!(
+                "angular_velocity is {spin} rad/s; at most {max_spin} rad/s at this timestep and sub-step count (a quarter turn over two per sub-step)"
+            ));
+        }
+    }
     if let Some(c) = desc.color {
         for (name, v) in [("r", c.0), ("g", c.1), ("b", c.2)] {
             unit_interval(&format!("color.{name}"), v)?;
@@ -315,15 +307,7 @@ fn body(
         .colliders
         .iter()
         .enumerate()
-        .map(|(i, c)| {
-            let def = collider(c, materials).map_err(|e| format!("collider {i}: {e}"))?;
-            if matches!(def.shape, Shape::Plane { .. }) && body_type != BodyType::Static {
-                return Err(format!(
-                    "collider {i}: a Plane can only belong to a Static body (kind: Static)"
-                ));
-            }
-            Ok(def)
-        })
+        .map(|(i, c)| collider(c, materials).map_err(|e| format!("collider {i}: {e}")))
         .collect::<Result<Vec<_>, String>>()?;
     Ok((def, colliders))
 }
@@ -376,6 +360,7 @@ pub fn build(file: &SceneFile) -> Result<Scene, Invalid> {
         }
     }
 
+    let max_spin = world_settings.max_angular_speed(timestep);
     let mut world = World::new(world_settings);
     let mut meta = BTreeMap::new();
     for (i, (label, d)) in descs.iter().enumerate() {
@@ -383,7 +368,7 @@ pub fn build(file: &SceneFile) -> Result<Scene, Invalid> {
             message: format!("{label}: {message}"),
             anchor: d.name.clone(),
         };
-        let (mut def, colliders) = body(d, &file.materials).map_err(fail)?;
+        let (mut def, colliders) = body(d, &file.materials, max_spin).map_err(fail)?;
         def.user_data = i as u64;
         let (handle, _) = world
             .create_body_with_colliders(def, &colliders)

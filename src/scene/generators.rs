@@ -1,7 +1,7 @@
 //! Generators: patterns (stacks, pyramids, grids, dominoes) expanded into plain bodies named
 //! `kind[i]`, so the rest of the loader sees only bodies.
 
-use super::build::shape;
+use super::build::{non_negative, shape};
 use super::schema::*;
 
 /// The name prefix of a generator kind.
@@ -94,6 +94,7 @@ fn expand_one(g: &Generator, base: &str, out: &mut Vec<(String, BodyDesc)>) -> R
         } => {
             let bounds = shape(s)?.local_aabb();
             let height = bounds.max.y - bounds.min.y;
+            let gap = non_negative("gap", *gap)?;
             let mut y = origin.1;
             for i in 0..*count as usize {
                 let position = (origin.0, y - bounds.min.y, origin.2);
@@ -115,11 +116,8 @@ fn expand_one(g: &Generator, base: &str, out: &mut Vec<(String, BodyDesc)>) -> R
             material,
             color,
         } => {
-            if half_extent.is_nan() || *half_extent <= 0.0 {
-                return Err(format!(
-                    "half_extent must be greater than 0, got {half_extent}"
-                ));
-            }
+            crate::physics::shape::check_size("half_extent", *half_extent)?;
+            let gap = non_negative("gap", *gap)?;
             let e = *half_extent;
             let step = 2.0 * e + gap;
             let mut i = 0;
@@ -154,10 +152,26 @@ fn expand_one(g: &Generator, base: &str, out: &mut Vec<(String, BodyDesc)>) -> R
             jitter,
             seed,
         } => {
-            shape(s)?;
+            let size = shape(s)?.local_aabb().half_extents() * 2.0;
             for (name, j) in [("x", jitter.0), ("y", jitter.1), ("z", jitter.2)] {
                 if !(j.is_finite() && j >= 0.0) {
                     return Err(format!("jitter {name} must be 0 or more, got {j}"));
+                }
+            }
+            // Bodies that start inside each other explode apart, and thousands at one point
+            // cost minutes per step: neighbours must clear each other even when jittered.
+            let axes = [
+                ("x", counts.0, spacing.0, jitter.0, size.x),
+                ("y", counts.1, spacing.1, jitter.1, size.y),
+                ("z", counts.2, spacing.2, jitter.2, size.z),
+            ];
+            for (axis, n, step, j, width) in axes {
+                crate::scene::build::finite(&format!("spacing.{axis}"), step)?;
+                if n > 1 && step.abs() < width + 2.0 * j {
+                    return Err(format!(
+                        "spacing.{axis} is {step} m but the shape is {width} m wide along {axis} \
+                         (plus twice the jitter, {j} m): the bodies would overlap"
+                    ));
                 }
             }
             let total = count(g) as usize;
@@ -209,6 +223,13 @@ fn expand_one(g: &Generator, base: &str, out: &mut Vec<(String, BodyDesc)>) -> R
                 half_extents: *half_extents,
             };
             shape(&cube)?;
+            crate::scene::build::finite("spacing", *spacing)?;
+            if *count > 1 && spacing.abs() < 2.0 * half_extents.0 {
+                return Err(format!(
+                    "spacing is {spacing} m but each domino is {} m thick: they would overlap",
+                    2.0 * half_extents.0
+                ));
+            }
             // Along an arc of total turn A over length L = (n − 1)·spacing: radius R = L / A;
             // at arc length s the heading has turned φ = s / R (towards −z, a turn about +y).
             let n = *count as usize;

@@ -63,7 +63,8 @@ fn describe_ron_error(code: &ron::Error) -> String {
     if let ron::Error::Eof = code {
         return "unexpected end of file (a bracket or parenthesis is not closed?)".into();
     }
-    let text = code.to_string().replace("`in `", "` in `");
+    // RON writes "`Torus`in enum `ShapeDesc`" and "`x`in `Body`": restore the space.
+    let text = code.to_string().replace("`in ", "` in ");
     let mut chars = text.chars();
     match chars.next() {
         Some(first) => first.to_lowercase().chain(chars).collect(),

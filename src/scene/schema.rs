@@ -20,8 +20,12 @@ pub struct SceneFile {
     /// Where the sandbox camera starts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub camera: Option<CameraDesc>,
-    /// Named materials colliders refer to.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    /// Named materials colliders refer to (a name given twice is an error, not "last wins").
+    #[serde(
+        default,
+        skip_serializing_if = "BTreeMap::is_empty",
+        deserialize_with = "unique_keys"
+    )]
     pub materials: BTreeMap<String, MaterialDesc>,
     /// Bodies written out one by one.
     #[serde(default)]
@@ -470,4 +474,37 @@ fn is_identity_rotation(r: &Rotation) -> bool {
 }
 fn is_default<T: Default + PartialEq>(v: &T) -> bool {
     *v == T::default()
+}
+
+/// Reads a map refusing a key given twice, at the second one (before its value is read, so
+/// the error's position is that key's).
+fn unique_keys<'de, D, V>(deserializer: D) -> Result<BTreeMap<String, V>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    V: Deserialize<'de>,
+{
+    struct Unique<V>(std::marker::PhantomData<V>);
+    impl<'de, V: Deserialize<'de>> serde::de::Visitor<'de> for Unique<V> {
+        type Value = BTreeMap<String, V>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a map of names to materials, each name once")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> Result<Self::Value, A::Error> {
+            let mut out = BTreeMap::new();
+            while let Some(key) = map.next_key::<String>()? {
+                if out.contains_key(&key) {
+                    return Err(serde::de::Error::custom(format!(
+                        "material \"{key}\" is defined twice; each name may appear once"
+                    )));
+                }
+                let value = map.next_value()?;
+                out.insert(key, value);
+            }
+            Ok(out)
+        }
+    }
+    deserializer.deserialize_map(Unique(std::marker::PhantomData))
 }

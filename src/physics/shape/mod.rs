@@ -7,7 +7,7 @@ use std::f32::consts::PI;
 use std::sync::Arc;
 
 use super::aabb::Aabb;
-use super::constants::PLANE_HALF_SIZE;
+use super::constants::{MAX_SHAPE_SIZE, MIN_SHAPE_SIZE, PLANE_HALF_SIZE};
 use super::math::{Isometry, Mat3, Vec3};
 pub use hull::{ConvexHull, HullError};
 pub use mass::MassProperties;
@@ -329,6 +329,71 @@ fn plane_aabb(normal: Vec3) -> Aabb {
         }
     }
     Aabb::new(min, max)
+}
+
+/// Checks one size of a shape: finite and within [`MIN_SHAPE_SIZE`, `MAX_SHAPE_SIZE`] m;
+/// `name` names the shape and the field ("Sphere radius").
+pub fn check_size(name: &str, v: f32) -> Result<(), String> {
+    if v.is_finite() && (MIN_SHAPE_SIZE..=MAX_SHAPE_SIZE).contains(&v) {
+        Ok(())
+    } else {
+        Err(format!(
+            "{name} must be between {MIN_SHAPE_SIZE} and {MAX_SHAPE_SIZE} m, got {v}"
+        ))
+    }
+}
+
+impl Shape {
+    /// Checks the sizes: finite and within [`MIN_SHAPE_SIZE`, `MAX_SHAPE_SIZE`] m where a size
+    /// is asked for (a capsule's half height may be 0). The message names the shape and the
+    /// field, e.g. "Sphere radius must be between 0.0001 and 10000 m, got -1".
+    pub fn validate(&self) -> Result<(), String> {
+        let size = check_size;
+        match self {
+            Shape::Sphere { radius } => size("Sphere radius", *radius),
+            Shape::Cuboid { half_extents } => {
+                for (axis, v) in ["x", "y", "z"].iter().zip(half_extents.to_array()) {
+                    size(&format!("Cuboid half_extents.{axis}"), v)?;
+                }
+                Ok(())
+            }
+            Shape::Capsule {
+                half_height,
+                radius,
+            } => {
+                size("Capsule radius", *radius)?;
+                if half_height.is_finite() && (0.0..=MAX_SHAPE_SIZE).contains(half_height) {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "Capsule half_height must be between 0 and {MAX_SHAPE_SIZE} m, got {half_height}"
+                    ))
+                }
+            }
+            Shape::ConvexHull(hull) => {
+                if hull
+                    .vertices
+                    .iter()
+                    .all(|v| v.is_finite() && v.abs().max_element() <= MAX_SHAPE_SIZE)
+                {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "Hull points must be finite and within {MAX_SHAPE_SIZE} m of the origin"
+                    ))
+                }
+            }
+            Shape::Plane { normal } => {
+                if normal.is_finite() && normal.length() > 0.5 {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "Plane normal must be a non-zero finite vector, got {normal}"
+                    ))
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -176,6 +176,14 @@ impl ConvexHull {
     /// # Panics
     /// If a size is not positive and finite, or the pyramid is flat (see [`ConvexHull::cuboid`]).
     pub fn square_pyramid(half_base: f32, height: f32) -> ConvexHull {
+        Self::try_square_pyramid(half_base, height).unwrap_or_else(|e| {
+            panic!("ConvexHull::square_pyramid needs positive, finite sizes: {e}")
+        })
+    }
+
+    /// [`ConvexHull::square_pyramid`], or why it has no volume (never panics). Sizes are not
+    /// checked for sign: check them first (a negative height builds the pyramid upside down).
+    pub fn try_square_pyramid(half_base: f32, height: f32) -> Result<ConvexHull, HullError> {
         let b = half_base;
         let points = [
             Vec3::new(-b, 0.0, -b),
@@ -184,7 +192,7 @@ impl ConvexHull {
             Vec3::new(-b, 0.0, b),
             Vec3::new(0.0, height, 0.0),
         ];
-        Self::from_shape_points(&points, "ConvexHull::square_pyramid")
+        ConvexHull::new(&points)
     }
 
     /// A prism whose cross-section is the isosceles triangle (−half_width, 0), (half_width, 0),
@@ -197,6 +205,18 @@ impl ConvexHull {
     /// # Panics
     /// If a size is not positive and finite, or the prism is flat (see [`ConvexHull::cuboid`]).
     pub fn triangular_prism(half_width: f32, height: f32, half_depth: f32) -> ConvexHull {
+        Self::try_triangular_prism(half_width, height, half_depth).unwrap_or_else(|e| {
+            panic!("ConvexHull::triangular_prism needs positive, finite sizes: {e}")
+        })
+    }
+
+    /// [`ConvexHull::triangular_prism`], or why it has no volume (never panics); check the
+    /// sizes' signs first.
+    pub fn try_triangular_prism(
+        half_width: f32,
+        height: f32,
+        half_depth: f32,
+    ) -> Result<ConvexHull, HullError> {
         let (w, d) = (half_width, half_depth);
         let points = [
             Vec3::new(-w, 0.0, -d),
@@ -206,7 +226,7 @@ impl ConvexHull {
             Vec3::new(w, 0.0, d),
             Vec3::new(0.0, height, d),
         ];
-        Self::from_shape_points(&points, "ConvexHull::triangular_prism")
+        ConvexHull::new(&points)
     }
 
     /// The hull of a primitive's corners; the primitive constructors' sizes are preconditions.

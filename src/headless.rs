@@ -128,6 +128,22 @@ fn write_line(out: &mut impl Write, path: &Path, line: &str) -> Result<(), CliEr
         .map_err(|e| CliError::Internal(format!("{}: cannot write: {e}", path.display())))
 }
 
+/// When a run hit the contact cap, and how hard.
+#[derive(Default)]
+struct CappedPairs {
+    first_step: Option<u64>,
+    most: usize,
+}
+
+impl CappedPairs {
+    fn record(&mut self, step: u64, capped: usize) {
+        if capped > 0 {
+            self.first_step.get_or_insert(step);
+            self.most = self.most.max(capped);
+        }
+    }
+}
+
 /// `impulse run`: N fixed steps, a summary line, optional JSON dumps and state hash. Fails (exit status 1)
 /// when any body was frozen because its state stopped being finite.
 pub fn run(
@@ -144,11 +160,13 @@ pub fn run(
     let mut out = dump.map(create).transpose()?;
     let start = Instant::now();
     let mut first_frozen = None;
+    let mut capped = CappedPairs::default();
     for step in 1..=steps {
         scene.world.step(scene.timestep);
         if first_frozen.is_none() && !scene.world.frozen_bodies().is_empty() {
             first_frozen = Some(step);
         }
+        capped.record(step, scene.world.counters().capped_pairs);
         if let (Some(out), Some(every), Some(p)) = (out.as_mut(), dump_every, dump) {
             if step % every == 0 {
                 write_line(out, p, &state_json(&scene.world, &scene.meta)?)?;
@@ -179,6 +197,16 @@ pub fn run(
     );
     if hash {
         println!("state hash: {:016x}", w.state_hash());
+    }
+    if let Some(first) = capped.first_step {
+        eprintln!(
+            "warning: {}: up to {} overlapping pairs of dynamic bodies got no contact (first at step \
+             {first}) because a body already had settings.max_contacts_per_body = {} contacts; \
+             are bodies placed inside each other?",
+            path.display(),
+            capped.most,
+            w.settings().max_contacts_per_body
+        );
     }
     let frozen = w.counters().frozen_bodies;
     match first_frozen {
@@ -239,7 +267,7 @@ pub fn bench(path: &Path, steps: u64, warmup: u64) -> Result<(), CliError> {
     }
     let mut totals = Vec::with_capacity(steps as usize);
     let mut phases = [0.0f64; 5];
-    let mut counters = [0u64; 8];
+    let mut counters = [0u64; 9];
     for _ in 0..steps {
         let t = Instant::now();
         scene.world.step(scene.timestep);
@@ -264,6 +292,7 @@ pub fn bench(path: &Path, steps: u64, warmup: u64) -> Result<(), CliError> {
             c.islands,
             c.pair_tests,
             c.manifolds_reused,
+            c.capped_pairs,
         ]) {
             *acc += v as u64;
         }
@@ -284,6 +313,7 @@ pub fn bench(path: &Path, steps: u64, warmup: u64) -> Result<(), CliError> {
             "bodies": counters[0], "awake_bodies": counters[1], "pairs": counters[2],
             "manifolds": counters[3], "contact_points": counters[4], "islands": counters[5],
             "pair_tests": counters[6], "manifolds_reused": counters[7],
+            "capped_pairs": counters[8],
         },
     });
     let text =

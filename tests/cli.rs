@@ -87,6 +87,36 @@ fn bad_scenes_exit_2_with_a_message() {
 }
 
 #[test]
+fn bodies_inside_each_other_hit_the_contact_cap_with_a_warning() {
+    let dir = temp_dir("cap");
+    let path = dir.join("heap.ron");
+    // 40 coincident boxes: 780 pairs; a cap of 8 leaves all but 4 cliques of 9 (4 · 36 = 144
+    // contacts) and one body of 4 more (6), so 780 - 150 = 630 pairs wait on the first step.
+    let boxes =
+        vec![
+            "(position: (0.0, 2.0, 0.0), colliders: [(shape: Box(half_extents: (0.5, 0.5, 0.5)))])";
+            40
+        ];
+    let text = format!(
+        "Scene(settings: (max_contacts_per_body: 8), bodies: [{}])",
+        boxes.join(", ")
+    );
+    std::fs::write(&path, text).unwrap();
+    let out = impulse(&["run", path.to_str().unwrap(), "--steps", "5"]);
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "up to 630 overlapping pairs of dynamic bodies got no contact (first at step 1)"
+        ) && stderr.contains("settings.max_contacts_per_body = 8"),
+        "{stderr}"
+    );
+    // A scene without overlaps says nothing of the kind.
+    let out = impulse(&["run", "scenes/pyramid.ron", "--steps", "5"]);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("max_contacts_per_body"));
+}
+
+#[test]
 fn missing_file_and_bad_usage_exit_2() {
     let out = impulse(&["run", "no/such/scene.ron", "--steps", "5"]);
     assert_eq!(out.status.code(), Some(2));

@@ -73,4 +73,8 @@ pub struct StepCounters {
     pub newly_frozen: usize,
     /// Bodies frozen in the world (this step or earlier, not yet placed again).
     pub frozen_bodies: usize,
+    /// Overlapping pairs of dynamic bodies left without a contact because one of the bodies
+    /// had [`WorldSettings::max_contacts_per_body`](super::WorldSettings) contacts already:
+    /// not 0 only when bodies sit inside each other.
+    pub capped_pairs: usize,
 }

@@ -7,6 +7,7 @@
 use super::body::{Body, BodyType};
 use super::broad_phase::brute_force::BruteForce;
 use super::broad_phase::dynamic_tree::DynamicTree;
+use super::broad_phase::pair_set::PairSet;
 use super::broad_phase::{BroadPhase, BroadPhaseNode};
 use super::collider::Collider;
 use super::constants::*;
@@ -76,6 +77,12 @@ pub struct WorldSettings {
     /// [`MANIFOLD_REUSE_DISTANCE`](super::constants::MANIFOLD_REUSE_DISTANCE)); off, every
     /// touching pair is tested every step.
     pub reuse_manifolds: bool,
+    /// Work cap for bodies placed inside each other: a contact between two dynamic bodies is
+    /// not created while either of them already has this many contacts (of any kind). The
+    /// refused pairs wait in a list, are retried every step while their fat AABBs overlap, and
+    /// are counted in [`StepCounters::capped_pairs`]. Contacts with static and kinematic
+    /// bodies are never refused.
+    pub max_contacts_per_body: u32,
 }
 
 impl Default for WorldSettings {
@@ -93,6 +100,7 @@ impl Default for WorldSettings {
             restitution_threshold: DEFAULT_RESTITUTION_THRESHOLD,
             broad_phase: BroadPhaseKind::DynamicTree,
             reuse_manifolds: true,
+            max_contacts_per_body: DEFAULT_MAX_CONTACTS_PER_BODY,
         }
     }
 }
@@ -100,7 +108,8 @@ impl Default for WorldSettings {
 impl WorldSettings {
     /// Checks every value: gravity finite and at most [`MAX_GRAVITY`] per axis; sub-steps
     /// between 1 and [`MAX_SETTINGS_SUBSTEPS`]; velocity iterations between 1 and
-    /// [`MAX_ITERATIONS`], relax iterations between 0 and it; contact stiffness, damping,
+    /// [`MAX_ITERATIONS`], relax iterations between 0 and it; contacts per body between 1 and
+    /// [`MAX_CONTACTS_PER_BODY_LIMIT`]; contact stiffness, damping,
     /// push velocity and restitution threshold finite and ≥ 0. The message names the field.
     pub fn validate(&self) -> Result<(), String> {
         for (axis, g) in ["x", "y", "z"].iter().zip(self.gravity.to_array()) {
@@ -129,6 +138,12 @@ impl WorldSettings {
             self.position_iterations,
             0,
             MAX_ITERATIONS,
+        )?;
+        count(
+            "max_contacts_per_body",
+            self.max_contacts_per_body,
+            1,
+            MAX_CONTACTS_PER_BODY_LIMIT,
         )?;
         for (field, v) in [
             ("contact_hertz", self.contact_hertz),
@@ -256,6 +271,8 @@ pub struct World {
     pub(crate) time: f64,
     /// Bodies frozen during the last step (see [`World::frozen_bodies`]).
     pub(crate) frozen_events: Vec<BodyHandle>,
+    /// Pairs refused a contact by [`WorldSettings::max_contacts_per_body`], retried each step.
+    pub(crate) capped_pairs: PairSet,
 }
 
 impl Default for World {
@@ -284,6 +301,7 @@ impl Clone for World {
             step_count: self.step_count,
             time: self.time,
             frozen_events: self.frozen_events.clone(),
+            capped_pairs: self.capped_pairs.clone(),
         }
     }
 }
@@ -307,6 +325,7 @@ impl World {
             step_count: 0,
             time: 0.0,
             frozen_events: Vec::new(),
+            capped_pairs: PairSet::new(),
         }
     }
 

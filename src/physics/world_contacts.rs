@@ -10,39 +10,82 @@ use super::handle::{Arena, Handle};
 use super::narrow_phase::collide;
 use super::world::{ContactPair, World};
 
+/// What [`World::try_create_contact`] did with a pair.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum NewContact {
+    Created,
+    /// Already there, or not wanted (same body, nothing dynamic, a collider gone).
+    NotNeeded,
+    /// Refused by [`WorldSettings::max_contacts_per_body`](super::WorldSettings).
+    Capped,
+}
+
 impl World {
     /// Phase 1: asks the broad phase for new pairs and creates their contacts.
+    /// Pairs refused by the contact cap are retried first, in the order they were refused.
     pub(crate) fn update_pairs(&mut self) {
+        if !self.capped_pairs.is_empty() {
+            self.retry_capped_pairs();
+        }
         let mut pairs = std::mem::take(&mut self.scratch.new_pairs);
         pairs.clear();
         self.broad_phase
             .update_pairs(&mut |a, b| pairs.push((a, b)));
         for &(a, b) in &pairs {
-            self.try_create_contact(a, b);
+            if self.try_create_contact(a, b) == NewContact::Capped {
+                self.capped_pairs.insert(a, b);
+            }
         }
         self.scratch.new_pairs = pairs;
+        self.counters.capped_pairs = self.capped_pairs.len();
     }
 
-    /// Creates the contact between two collider slots if it may exist and does not yet.
-    pub(crate) fn try_create_contact(&mut self, ca: u32, cb: u32) {
+    /// Gives every capped pair another try. A pair whose collider is gone or whose fat AABBs
+    /// stopped overlapping leaves the list: the broad phase reports it again if they meet.
+    fn retry_capped_pairs(&mut self) {
+        let mut capped = std::mem::take(&mut self.capped_pairs);
+        capped.retain(|a, b| {
+            let (Some(col_a), Some(col_b)) = (self.colliders.at(a), self.colliders.at(b)) else {
+                return false;
+            };
+            let fat_a = self.broad_phase.fat_aabb(col_a.proxy);
+            if !fat_a.overlaps(&self.broad_phase.fat_aabb(col_b.proxy)) {
+                return false;
+            }
+            self.try_create_contact(a, b) == NewContact::Capped
+        });
+        self.capped_pairs = capped;
+    }
+
+    /// Creates the contact between two collider slots if it may exist and does not yet, unless
+    /// both bodies are dynamic and one of them is at the contact cap.
+    pub(crate) fn try_create_contact(&mut self, ca: u32, cb: u32) -> NewContact {
         let (Some(col_a), Some(col_b)) = (self.colliders.at(ca), self.colliders.at(cb)) else {
-            return;
+            return NewContact::NotNeeded;
         };
         if col_a.body == col_b.body || self.contacts.find(ca, cb).is_some() {
-            return;
+            return NewContact::NotNeeded;
         }
         let (Some(body_a), Some(body_b)) = (self.bodies.at(col_a.body), self.bodies.at(col_b.body))
         else {
-            return;
+            return NewContact::NotNeeded;
         };
         // Only pairs where something can be pushed matter.
         if !body_a.is_dynamic() && !body_b.is_dynamic() {
-            return;
+            return NewContact::NotNeeded;
+        }
+        let cap = self.settings.max_contacts_per_body;
+        if body_a.is_dynamic()
+            && body_b.is_dynamic()
+            && (body_a.contact_count >= cap || body_b.contact_count >= cap)
+        {
+            return NewContact::Capped;
         }
         let material = MixedMaterial::of(col_a, col_b);
         let (body_a, body_b) = (col_a.body, col_b.body);
         let id = self.contacts.create(ca, cb, body_a, body_b, material);
         self.link_contact(id);
+        NewContact::Created
     }
 
     /// The contact edge `key` (contact id << 1 | side).

@@ -199,6 +199,7 @@ fn settings(s: &SettingsDesc) -> Result<(WorldSettings, f32), String> {
         contact_damping_ratio: s.contact_damping_ratio,
         max_push_velocity: s.max_push_velocity,
         restitution_threshold: s.restitution_threshold,
+        max_contacts_per_body: s.max_contacts_per_body,
         broad_phase: match s.broad_phase {
             BroadPhaseDesc::DynamicTree => BroadPhaseKind::DynamicTree,
             BroadPhaseDesc::BruteForce => BroadPhaseKind::BruteForce,

@@ -66,6 +66,7 @@ pub fn to_scene_file(
         contact_damping_ratio: s.contact_damping_ratio,
         max_push_velocity: s.max_push_velocity,
         restitution_threshold: s.restitution_threshold,
+        max_contacts_per_body: s.max_contacts_per_body,
     };
     let bodies = world
         .bodies()

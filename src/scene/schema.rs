@@ -73,6 +73,9 @@ pub struct SettingsDesc {
     pub max_push_velocity: f32,
     /// Approach speed above which restitution applies, m/s.
     pub restitution_threshold: f32,
+    /// A contact between two dynamic bodies is not created while either already has this many
+    /// (a work cap for bodies placed inside each other).
+    pub max_contacts_per_body: u32,
 }
 
 impl Default for SettingsDesc {
@@ -91,6 +94,7 @@ impl Default for SettingsDesc {
             contact_damping_ratio: w.contact_damping_ratio,
             max_push_velocity: w.max_push_velocity,
             restitution_threshold: w.restitution_threshold,
+            max_contacts_per_body: w.max_contacts_per_body,
         }
     }
 }

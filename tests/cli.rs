@@ -92,8 +92,7 @@ fn bodies_inside_each_other_hit_the_contact_cap_with_a_warning() {
     let path = dir.join("heap.ron");
     // 40 coincident boxes: 780 pairs; a cap of 8 leaves all but 4 cliques of 9 (4 · 36 = 144
     // contacts) and one body of 4 more (6), so 780 - 150 = 630 pairs wait on the first step.
-    let boxes =
-        vec![
+    let boxes = vec![
             "(position: (0.0, 2.0, 0.0), colliders: [(shape: Box(half_extents: (0.5, 0.5, 0.5)))])";
             40
         ];

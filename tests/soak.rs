@@ -194,7 +194,7 @@ fn soak(plan: Soak) {
     // The heap is measured every `sample_every` steps once the world has reached its budget
     // (warm-up); the first half of the rest sets the high-water mark, the second half must
     // not exceed it by more than 2 % (measured: +0.04 % over 12 000 steps, +0.01 % over
-    // 100 000; a leak of one body per removal would add about 25 %).
+    // 100 000; a leak of one body per removal would add tens of percent).
     let warm_up = plan.spawn_every * plan.budget as u64 * 2;
     assert!(warm_up * 2 < plan.steps, "too short to measure anything");
     let settle_mark = warm_up + (plan.steps - warm_up) / 2;

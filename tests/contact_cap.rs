@@ -75,81 +75,62 @@ fn coincident_boxes_get_at_most_the_cap_and_the_rest_are_counted() {
     }
 }
 
-#[test]
-fn a_capped_pair_gets_its_contact_once_the_body_has_room() {
-    // A sits between B (overlapping its right side) and C (its left side); with a cap of one
-    // contact, A-B comes first in pair order and A-C waits. Without gravity nothing moves
-    // much, so the broad phase would not report A-C again: only the retry list can.
+/// Weightless unit cubes A at the origin, B overlapping its right side and C at `c_x` on its
+/// left, with a cap of one contact per body: A-B comes first in pair order, A-C waits.
+fn three_cubes_capped_at_one(c_x: f32) -> (World, [BodyHandle; 3]) {
     let mut world = World::new(WorldSettings {
         gravity: Vec3::ZERO,
         enable_sleeping: false,
         max_contacts_per_body: 1,
         ..WorldSettings::default()
     });
-    let cube = || Shape::cuboid(Vec3::splat(0.5));
-    let a = dynamic(&mut world, cube(), Vec3::ZERO, Quat::IDENTITY, 0.6);
-    let b = dynamic(
-        &mut world,
-        cube(),
-        Vec3::new(0.9, 0.0, 0.0),
-        Quat::IDENTITY,
-        0.6,
-    );
-    let c = dynamic(
-        &mut world,
-        cube(),
-        Vec3::new(-0.9, 0.0, 0.0),
-        Quat::IDENTITY,
-        0.6,
-    );
+    let bodies = [0.0, 0.9, c_x].map(|x| {
+        dynamic(
+            &mut world,
+            Shape::cuboid(Vec3::splat(0.5)),
+            Vec3::new(x, 0.0, 0.0),
+            Quat::IDENTITY,
+            0.6,
+        )
+    });
     world.step(DT);
-    let touching = |world: &World, x: BodyHandle, y: BodyHandle| {
-        world.contacts().any(|k| {
-            let pair = [k.body_a(), k.body_b()];
-            pair.contains(&x.index()) && pair.contains(&y.index())
-        })
-    };
-    assert!(touching(&world, a, b));
-    assert!(!touching(&world, a, c));
     assert_eq!(world.counters().capped_pairs, 1);
+    (world, bodies)
+}
+
+fn has_contact(world: &World, x: BodyHandle, y: BodyHandle) -> bool {
+    world.contacts().any(|k| {
+        let pair = [k.body_a(), k.body_b()];
+        pair.contains(&x.index()) && pair.contains(&y.index())
+    })
+}
+
+#[test]
+fn a_capped_pair_gets_its_contact_once_the_body_has_room() {
+    // Without gravity nothing moves much, so the broad phase would not report A-C again:
+    // only the retry list can.
+    let (mut world, [a, b, c]) = three_cubes_capped_at_one(-0.9);
+    assert!(has_contact(&world, a, b));
+    assert!(!has_contact(&world, a, c));
     assert!(world.remove_body(b));
     world.step(DT);
-    assert!(touching(&world, a, c), "the waiting pair was not retried");
+    assert!(
+        has_contact(&world, a, c),
+        "the waiting pair was not retried"
+    );
     assert_eq!(world.counters().capped_pairs, 0);
 }
 
 #[test]
 fn a_pair_that_separates_leaves_the_retry_list() {
-    // B is thrown away from A while capped; once their fat boxes part, the list is empty.
-    let mut world = World::new(WorldSettings {
-        gravity: Vec3::ZERO,
-        enable_sleeping: false,
-        max_contacts_per_body: 1,
-        ..WorldSettings::default()
-    });
-    let cube = || Shape::cuboid(Vec3::splat(0.5));
-    let a = dynamic(&mut world, cube(), Vec3::ZERO, Quat::IDENTITY, 0.6);
-    let _b = dynamic(
-        &mut world,
-        cube(),
-        Vec3::new(0.9, 0.0, 0.0),
-        Quat::IDENTITY,
-        0.6,
-    );
-    let c = dynamic(
-        &mut world,
-        cube(),
-        Vec3::new(-1.05, 0.0, 0.0),
-        Quat::IDENTITY,
-        0.6,
-    );
-    world.step(DT);
-    assert_eq!(world.counters().capped_pairs, 1);
+    // C is thrown away from A while capped; once their fat boxes part, the list is empty.
+    let (mut world, [a, _, c]) = three_cubes_capped_at_one(-1.05);
     world
         .set_linear_velocity(c, Vec3::new(-20.0, 0.0, 0.0))
         .unwrap();
     run(&mut world, 10);
     assert_eq!(world.counters().capped_pairs, 0);
+    assert!(!has_contact(&world, a, c));
     assert!(world.body(a).unwrap().position().is_finite());
 }
 

@@ -243,13 +243,9 @@ fn at(frame: u32, event: &str) -> String {
 /// wide plus its margin) and the right one (290 px).
 const VIEW_CENTRE: (f32, f32) = (715.0, 430.0);
 
-#[test]
-fn a_body_dragged_up_and_held_for_two_seconds_hangs_still() {
-    // A 2 m cube straight ahead of the camera; right-drag grabs it at the view's centre (on
-    // its front face) and lifts the cursor 200 px over 40 frames, then holds still for two
-    // seconds (120 frames at one step per frame).
-    let dir = script_dir();
-    let scene = dir.join("drag-scene.ron");
+/// A 2 m cube straight ahead of the camera, filling the middle of the view, on a plane.
+fn box_scene() -> PathBuf {
+    let scene = script_dir().join("box-scene.ron");
     std::fs::write(
         &scene,
         r#"Scene(
@@ -262,6 +258,86 @@ fn a_body_dragged_up_and_held_for_two_seconds_hangs_still() {
         )"#,
     )
     .unwrap();
+    scene
+}
+
+/// Clicks at (x, y) at `frame` (move, press, release on three frames).
+fn click(frame: u32, (x, y): (f32, f32)) -> [String; 3] {
+    [
+        at(frame, &format!("MouseMove({x:.1}, {y:.1})")),
+        at(frame + 1, "ButtonDown(Left)"),
+        at(frame + 2, "ButtonUp(Left)"),
+    ]
+}
+
+/// Clicks a number field at `at_xy` (egui selects its text), types `text` and presses Enter.
+fn type_into(frame: u32, at_xy: (f32, f32), text: &str) -> Vec<String> {
+    let mut events = click(frame, at_xy).to_vec();
+    events.push(at(frame + 4, &format!("Text({text:?})")));
+    events.push(at(frame + 5, "Key(\"Enter\")"));
+    events
+}
+
+#[test]
+fn bad_values_typed_into_the_panel_are_refused_with_a_message() {
+    // Select the box, type a position 10⁴ km out into the Object panel's x field, then a
+    // density of 1e-40 into its density slider's box (the panel on the right; see
+    // `VIEW_CENTRE`). Each is refused with the field named; the box stays put and the world
+    // keeps stepping, one step per frame.
+    let scene = box_scene();
+    let mut events = click(3, VIEW_CENTRE).to_vec();
+    events.extend(type_into(8, (1208.0, 65.0), "1e9"));
+    let Some(state) = scripted("typed-position", scene.to_str().unwrap(), &events, 30, &[]) else {
+        return;
+    };
+    assert_eq!(state["selected"], "box");
+    let error = state["error"].as_str().unwrap_or_default();
+    assert!(
+        error.contains("box: position.x") && error.contains("at most 100000 m"),
+        "{error}"
+    );
+    assert!(
+        state["world"]["bodies"][1]["position"][0]
+            .as_f64()
+            .unwrap()
+            .abs()
+            < 1e-3
+    );
+    assert_eq!(state["world"]["steps"], 30);
+
+    let mut events = click(3, VIEW_CENTRE).to_vec();
+    events.extend(type_into(8, (1293.0, 233.0), "1e-40"));
+    let Some(state) = scripted("typed-density", scene.to_str().unwrap(), &events, 30, &[]) else {
+        return;
+    };
+    let error = state["error"].as_str().unwrap_or_default();
+    assert!(error.contains("box: density 1e-40"), "{error}");
+    // The box kept its mass: it still rests on the ground, its centre 1 m up.
+    let y = state["world"]["bodies"][1]["position"][1].as_f64().unwrap();
+    assert!((y - 1.0).abs() < 0.01, "box centre at y = {y}");
+    assert_eq!(state["world"]["steps"], 30);
+
+    // A spawn size of infinity, then Throw: refused, nothing spawned.
+    let mut events = type_into(3, (183.0, 368.0), "inf");
+    events.extend(click(10, (140.0, 473.0)));
+    let Some(state) = scripted("typed-size", scene.to_str().unwrap(), &events, 30, &[]) else {
+        return;
+    };
+    let error = state["error"].as_str().unwrap_or_default();
+    assert!(
+        error.contains("cannot spawn: spawn size must be between") && error.contains("got inf"),
+        "{error}"
+    );
+    assert_eq!(state["world"]["bodies"].as_array().unwrap().len(), 2);
+    assert_eq!(state["world"]["steps"], 30);
+}
+
+#[test]
+fn a_body_dragged_up_and_held_for_two_seconds_hangs_still() {
+    // A 2 m cube straight ahead of the camera; right-drag grabs it at the view's centre (on
+    // its front face) and lifts the cursor 200 px over 40 frames, then holds still for two
+    // seconds (120 frames at one step per frame).
+    let scene = box_scene();
     let (x, y) = VIEW_CENTRE;
     let mut events = vec![
         at(3, &format!("MouseMove({x:.1}, {y:.1})")),

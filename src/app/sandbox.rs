@@ -10,7 +10,7 @@ use macroquad::prelude::*;
 
 use super::grab::{self, Grab};
 use super::timeline::Timeline;
-use crate::physics::shape::ConvexHull;
+use crate::physics::shape::{check_size, ConvexHull, HullError};
 use crate::physics::{
     BodyDef, BodyError, BodyHandle, BodyType, ColliderDef, Isometry, Quat, Shape, World,
     WorldSettings,
@@ -77,19 +77,22 @@ impl SpawnShape {
         }
     }
 
-    /// The shape with characteristic size `size` (m).
-    pub fn shape(self, size: f32) -> Shape {
-        let s = size.max(0.05);
-        match self {
+    /// The shape with characteristic size `size` (m), or why that size cannot be used (the
+    /// shape's own limits apply too, when the body is made).
+    pub fn shape(self, size: f32) -> Result<Shape, String> {
+        check_size("spawn size", size)?;
+        let s = size;
+        let hull = |built: Result<ConvexHull, HullError>| {
+            built
+                .map(|h| Shape::ConvexHull(Arc::new(h)))
+                .map_err(|e| format!("{} of size {s}: {e}", self.label()))
+        };
+        Ok(match self {
             SpawnShape::Sphere => Shape::sphere(s),
             SpawnShape::Box => Shape::cuboid(Vec3::splat(s)),
             SpawnShape::Capsule => Shape::capsule(s, 0.6 * s),
-            SpawnShape::Pyramid => {
-                Shape::ConvexHull(Arc::new(ConvexHull::square_pyramid(s, 1.6 * s)))
-            }
-            SpawnShape::Prism => {
-                Shape::ConvexHull(Arc::new(ConvexHull::triangular_prism(s, 1.4 * s, 0.8 * s)))
-            }
+            SpawnShape::Pyramid => hull(ConvexHull::try_square_pyramid(s, 1.6 * s))?,
+            SpawnShape::Prism => hull(ConvexHull::try_triangular_prism(s, 1.4 * s, 0.8 * s))?,
             SpawnShape::Hull => {
                 // An elongated octahedron with two shaved corners.
                 let p = [
@@ -102,9 +105,9 @@ impl SpawnShape {
                     Vec3::new(0.6, 0.5, 0.5),
                     Vec3::new(-0.5, -0.6, -0.5),
                 ];
-                Shape::convex_hull(&p.map(|v| v * s)).unwrap_or(Shape::sphere(s))
+                hull(ConvexHull::new(&p.map(|v| v * s)))?
             }
-        }
+        })
     }
 }
 
@@ -448,10 +451,19 @@ impl Sandbox {
     /// Spawns the configured shape at `position` with `velocity`; selects it.
     pub fn spawn_at(&mut self, position: Vec3, velocity: Vec3) -> Option<BodyHandle> {
         let s = &self.spawn;
-        let collider = ColliderDef::new(s.shape.shape(s.size))
-            .with_density(s.density.max(0.0))
-            .with_friction(s.friction.max(0.0))
-            .with_restitution(s.restitution.clamp(0.0, 1.0))
+        let shape = match s.shape.shape(s.size) {
+            Ok(shape) => shape,
+            Err(e) => {
+                self.error = Some(format!("cannot spawn: {e}"));
+                return None;
+            }
+        };
+        // Out-of-range values typed into the spawner are refused by the body's validation,
+        // with the field's name, not clamped here.
+        let collider = ColliderDef::new(shape)
+            .with_density(s.density)
+            .with_friction(s.friction)
+            .with_restitution(s.restitution)
             .with_rolling_resistance(0.01 * s.size);
         let def = BodyDef {
             position,
@@ -556,7 +568,13 @@ impl Sandbox {
 
     /// Scales a body's colliders (shapes and offsets) by `factor`; mass follows.
     pub fn scale_body(&mut self, handle: BodyHandle, factor: f32) {
-        if !(factor.is_finite() && factor > 0.0) || (factor - 1.0).abs() < 1e-6 {
+        if !(factor.is_finite() && factor > 0.0) {
+            self.error = Some(format!(
+                "cannot scale: the factor must be a positive number, got {factor}"
+            ));
+            return;
+        }
+        if factor == 1.0 {
             return;
         }
         let colliders: Vec<_> = self.world.body_colliders(handle).collect();

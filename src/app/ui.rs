@@ -193,19 +193,23 @@ fn simulation(ui: &mut Ui, sandbox: &mut Sandbox) {
             egui::CollapsingHeader::new("Solver").show(ui, |ui| {
                 let mut settings = sandbox.world.settings().clone();
                 let before = settings.clone();
-                ui.add(egui::Slider::new(&mut settings.substeps, 1..=16).text("sub-steps"));
+                ui.add(typed(egui::Slider::new(&mut settings.substeps, 1..=16)).text("sub-steps"));
                 ui.add(
-                    egui::Slider::new(&mut settings.velocity_iterations, 1..=8)
+                    typed(egui::Slider::new(&mut settings.velocity_iterations, 1..=8))
                         .text("velocity iterations"),
                 );
                 ui.add(
-                    egui::Slider::new(&mut settings.position_iterations, 0..=8)
+                    typed(egui::Slider::new(&mut settings.position_iterations, 0..=8))
                         .text("relax iterations"),
                 );
                 ui.add(
-                    egui::Slider::new(&mut settings.contact_hertz, 5.0..=120.0).text("contact Hz"),
+                    typed(egui::Slider::new(&mut settings.contact_hertz, 5.0..=120.0))
+                        .text("contact Hz"),
                 );
-                ui.add(egui::Slider::new(&mut settings.gravity.y, -30.0..=10.0).text("gravity y"));
+                ui.add(
+                    typed(egui::Slider::new(&mut settings.gravity.y, -30.0..=10.0))
+                        .text("gravity y"),
+                );
                 ui.checkbox(&mut settings.enable_sleeping, "sleeping");
                 ui.checkbox(&mut settings.enable_warm_starting, "warm starting");
                 egui::ComboBox::from_label("broad phase")
@@ -342,15 +346,17 @@ fn spawn(ui: &mut Ui, sandbox: &mut Sandbox, view: &mut View) {
                         ui.selectable_value(&mut s.shape, shape, shape.label());
                     }
                 });
-            ui.add(egui::Slider::new(&mut s.size, 0.1..=2.0).text("size (m)"));
+            ui.add(typed(egui::Slider::new(&mut s.size, 0.1..=2.0)).text("size (m)"));
             ui.add(
-                egui::Slider::new(&mut s.density, 0.1..=20.0)
+                typed(egui::Slider::new(&mut s.density, 0.1..=20.0))
                     .logarithmic(true)
                     .text("density"),
             );
-            ui.add(egui::Slider::new(&mut s.friction, 0.0..=1.5).text("friction"));
-            ui.add(egui::Slider::new(&mut s.restitution, 0.0..=1.0).text("restitution"));
-            ui.add(egui::Slider::new(&mut s.throw_speed, 1.0..=60.0).text("throw speed (m/s)"));
+            ui.add(typed(egui::Slider::new(&mut s.friction, 0.0..=1.5)).text("friction"));
+            ui.add(typed(egui::Slider::new(&mut s.restitution, 0.0..=1.0)).text("restitution"));
+            ui.add(
+                typed(egui::Slider::new(&mut s.throw_speed, 1.0..=60.0)).text("throw speed (m/s)"),
+            );
             ui.horizontal(|ui| {
                 let camera = &view.camera;
                 let in_front =
@@ -376,6 +382,13 @@ fn spawn(ui: &mut Ui, sandbox: &mut Sandbox, view: &mut View) {
                     .weak(),
             );
         });
+}
+
+/// A slider whose handle stays in its range but whose typed values do not: they go to the
+/// world (or the spawner), which refuses a bad one with a message instead of it being
+/// clamped silently.
+fn typed(slider: egui::Slider<'_>) -> egui::Slider<'_> {
+    slider.clamping(egui::SliderClamping::Never)
 }
 
 /// Three drag values for a vector; true when changed.
@@ -437,11 +450,7 @@ fn object(ui: &mut Ui, sandbox: &mut Sandbox, view: &mut View) {
             }
             ui.horizontal(|ui| {
                 ui.label("scale ×");
-                ui.add(
-                    egui::DragValue::new(&mut view.scale_factor)
-                        .speed(0.01)
-                        .range(0.1..=10.0),
-                );
+                ui.add(egui::DragValue::new(&mut view.scale_factor).speed(0.01));
                 if ui.button("Apply").clicked() {
                     sandbox.scale_body(handle, view.scale_factor);
                     view.scale_factor = 1.0;
@@ -468,14 +477,16 @@ fn object(ui: &mut Ui, sandbox: &mut Sandbox, view: &mut View) {
                 let mut m: ColliderDef = first.to_def();
                 let mut changed = false;
                 changed |= ui
-                    .add(egui::Slider::new(&mut m.friction, 0.0..=1.5).text("friction"))
-                    .changed();
-                changed |= ui
-                    .add(egui::Slider::new(&mut m.restitution, 0.0..=1.0).text("restitution"))
+                    .add(typed(egui::Slider::new(&mut m.friction, 0.0..=1.5)).text("friction"))
                     .changed();
                 changed |= ui
                     .add(
-                        egui::Slider::new(&mut m.density, 0.01..=100.0)
+                        typed(egui::Slider::new(&mut m.restitution, 0.0..=1.0)).text("restitution"),
+                    )
+                    .changed();
+                changed |= ui
+                    .add(
+                        typed(egui::Slider::new(&mut m.density, 0.01..=100.0))
                             .logarithmic(true)
                             .text("density"),
                     )

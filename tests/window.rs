@@ -243,9 +243,10 @@ fn at(frame: u32, event: &str) -> String {
 /// wide plus its margin) and the right one (290 px).
 const VIEW_CENTRE: (f32, f32) = (715.0, 430.0);
 
-/// A 2 m cube straight ahead of the camera, filling the middle of the view, on a plane.
-fn box_scene() -> PathBuf {
-    let scene = script_dir().join("box-scene.ron");
+/// A 2 m cube straight ahead of the camera, filling the middle of the view, on a plane; in
+/// a file of the test's own (`name`), since the app reloads a file that changes on disk.
+fn box_scene(name: &str) -> PathBuf {
+    let scene = script_dir().join(format!("{name}-scene.ron"));
     std::fs::write(
         &scene,
         r#"Scene(
@@ -284,7 +285,7 @@ fn bad_values_typed_into_the_panel_are_refused_with_a_message() {
     // density of 1e-40 into its density slider's box (the panel on the right; see
     // `VIEW_CENTRE`). Each is refused with the field named; the box stays put and the world
     // keeps stepping, one step per frame.
-    let scene = box_scene();
+    let scene = box_scene("typed");
     let mut events = click(3, VIEW_CENTRE).to_vec();
     events.extend(type_into(8, (1208.0, 65.0), "1e9"));
     let Some(state) = scripted("typed-position", scene.to_str().unwrap(), &events, 30, &[]) else {
@@ -337,7 +338,7 @@ fn a_body_dragged_up_and_held_for_two_seconds_hangs_still() {
     // A 2 m cube straight ahead of the camera; right-drag grabs it at the view's centre (on
     // its front face) and lifts the cursor 200 px over 40 frames, then holds still for two
     // seconds (120 frames at one step per frame).
-    let scene = box_scene();
+    let scene = box_scene("drag");
     let (x, y) = VIEW_CENTRE;
     let mut events = vec![
         at(3, &format!("MouseMove({x:.1}, {y:.1})")),

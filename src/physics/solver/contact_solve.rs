@@ -100,6 +100,12 @@ impl Velocities {
         d.dot(self.linear_b - self.linear_a) + self.angular_b.dot(row_b) - self.angular_a.dot(row_a)
     }
 
+    /// Velocity of B's point over A's at arms r_a, r_b: (v_b + ω_b×r_b) − (v_a + ω_a×r_a).
+    #[inline]
+    fn at_point(&self, ra: Vec3x4, rb: Vec3x4) -> Vec3x4 {
+        (self.linear_b + self.angular_b.cross(rb)) - (self.linear_a + self.angular_a.cross(ra))
+    }
+
     /// Applies an impulse `lambda` along `d` (from A to B), turning each body by `lambda`
     /// times its turn per unit impulse.
     #[inline]
@@ -419,8 +425,10 @@ fn solve_friction(c: &mut ConstraintLanes, shift: &Shift, v: &mut Velocities) {
     let tangents = c.tangents;
     for p in &mut c.points[..c.count] {
         let (ra, rb) = shift.arms(p.anchor_a, p.anchor_b);
-        let v0 = v.along(tangents[0], ra.cross(tangents[0]), rb.cross(tangents[0]));
-        let v1 = v.along(tangents[1], ra.cross(tangents[1]), rb.cross(tangents[1]));
+        // B's point's velocity over A's once, then along each tangent: two cross products
+        // per point where the rows r×t would take four.
+        let relative = v.at_point(ra, rb);
+        let (v0, v1) = (tangents[0].dot(relative), tangents[1].dot(relative));
         let m = p.tangent_mass;
         let old = p.tangent_impulse;
         let mut new = [

@@ -18,7 +18,8 @@ use super::math::Vec3;
 use super::narrow_phase::Scratch;
 use super::profile::{PhaseTimer, StepCounters, StepProfile};
 use super::solver::{
-    ConstraintGraph, ConstraintInput, ConstraintLanes, SolverBody, SolverForces, StepContext,
+    ConstraintGraph, ConstraintInput, ConstraintLanes, LaneBlocks, SolverBody, SolverForces,
+    StepContext,
 };
 use super::world_solve::SolveGroup;
 
@@ -227,6 +228,8 @@ pub(crate) struct StepScratch {
     pub colour_ranges: Vec<std::ops::Range<usize>>,
     /// The constraints four per lane group, colour by colour (see `solver::ConstraintLanes`).
     pub lanes: Vec<ConstraintLanes>,
+    /// What the passes rarely touch of each lane group, index for index with `lanes`.
+    pub lane_blocks: Vec<LaneBlocks>,
     /// Each colour's lane groups (see `SolveGroup::lane_colours`).
     pub lane_colours: Vec<std::ops::Range<usize>>,
     /// Awake kinematic bodies (solver indices 1 ..= this).

@@ -108,6 +108,7 @@ impl super::world::StepScratch {
             *slot += 1;
         }
         self.lanes.clear();
+        self.lane_blocks.clear();
         self.lane_colours.clear();
         for group in &mut self.groups {
             let (start, first_colour) = (self.lanes.len(), self.lane_colours.len());
@@ -118,6 +119,7 @@ impl super::world::StepScratch {
                 &self.colour_ranges[group.colours.clone()],
                 group.overflow,
                 &mut self.lanes,
+                &mut self.lane_blocks,
                 &mut self.lane_colours,
             );
             group.lanes = start..self.lanes.len();
@@ -207,9 +209,10 @@ impl World {
         let bodies = &mut scratch.solver_bodies;
         let forces = &scratch.solver_forces;
         let lanes = &mut scratch.lanes[group.lanes.clone()];
+        let cold = &mut scratch.lane_blocks[group.lanes.clone()];
         let colours = &scratch.lane_colours[group.lane_colours.clone()];
         let mut run = |work: Work, bodies: &mut [SolverBody]| {
-            solver::run_colours(work, bodies, lanes, colours, group.overflow, &ctx);
+            solver::run_colours(work, bodies, lanes, cold, colours, group.overflow, &ctx);
         };
         // Kinematic bodies are shared by every group: each group moves them along its own
         // sub-steps from the start of the step.
@@ -595,9 +598,10 @@ impl World {
         let scratch = &self.scratch;
         for group in &scratch.groups {
             let substeps = group.substeps as f32;
-            for lanes in &scratch.lanes[group.lanes.clone()] {
+            let cold = &scratch.lane_blocks[group.lanes.clone()];
+            for (lanes, cold) in scratch.lanes[group.lanes.clone()].iter().zip(cold) {
                 for l in 0..solver::LANES {
-                    let Some(impulses) = lanes.lane_impulses(l) else {
+                    let Some(impulses) = lanes.lane_impulses(cold, l) else {
                         continue;
                     };
                     let contact = &mut self.contacts.slots[impulses.contact as usize];

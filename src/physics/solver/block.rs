@@ -186,35 +186,28 @@ impl FactorLanes {
 }
 
 /// The common case of [`solve_block`] for four lanes at once: with every point active,
-/// Δ = A⁻¹·r from the cached factorisation. Returns, per lane, whether that is the answer
-/// `solve_block` would give (its first pivoting step: every Δ finite and no impulse driven
-/// negative); the others must be solved lane by lane. `candidate` marks lanes with a valid
-/// factorisation in `factors`.
+/// Δ = A⁻¹·r from the cached factorisation. Returns, per lane (as a mask), whether that is
+/// the answer `solve_block` would give (its first pivoting step: every Δ finite and no
+/// impulse driven negative), and writes those lanes' Δ into `delta`; the others must be
+/// solved lane by lane. `candidate` masks the lanes with a valid factorisation in
+/// `factors`, `exists[j]` the lanes whose manifold has a point j.
 pub(crate) fn solve_lanes(
     factors: &FactorLanes,
     r: &[f32x4; N],
     lambda: &[f32x4; N],
-    counts: [usize; LANES],
-    candidate: [bool; LANES],
+    exists: &[f32x4; N],
+    candidate: f32x4,
     delta: &mut [f32x4; N],
-) -> [bool; LANES] {
+) -> f32x4 {
     let mut x = *r;
     factors.substitute(&mut x);
-    let mut solved = [false; LANES];
-    for (l, ok) in solved.iter_mut().enumerate() {
-        let n = counts[l];
-        if !candidate[l] {
-            continue;
-        }
-        *ok = (0..n).all(|j| {
-            let dj = x[j].as_array()[l];
-            dj.is_finite() && lambda[j].as_array()[l] + dj >= 0.0
-        });
-        if *ok {
-            for j in 0..n {
-                delta[j].as_mut_array()[l] = x[j].as_array()[l];
-            }
-        }
+    let mut solved = candidate;
+    for j in 0..N {
+        let ok = x[j].is_finite() & (lambda[j] + x[j]).simd_ge(f32x4::ZERO);
+        solved = solved & (ok | !exists[j]);
+    }
+    for j in 0..N {
+        delta[j] = (solved & exists[j]).select(x[j], delta[j]);
     }
     solved
 }

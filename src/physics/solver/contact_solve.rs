@@ -8,9 +8,9 @@
 //! anchors; its rows r×d are formed from the current arms, so a velocity along a direction
 //! is a few lane-wise products and an impulse three scaled additions per body.
 
-use super::block::{resting_apart, solve_block, solve_lanes};
+use super::block::{solve_block, solve_lanes};
 use super::body::SolverBody;
-use super::lanes::{BlockLane, ConstraintLanes};
+use super::lanes::{BlockLane, ConstraintLanes, LaneBlocks};
 use super::simd::{f32x4, Quatx4, Vec3x4, LANES};
 use super::StepContext;
 use crate::physics::constants::RELAX_REGULARIZATION;
@@ -216,7 +216,11 @@ fn relative_motion<B: Bodies + ?Sized>(c: &ConstraintLanes, bodies: &B) -> Vec3x
 }
 
 /// Applies one lane group's accumulated impulses at the current arms.
-pub(crate) fn warm_start_lanes<B: Bodies + ?Sized>(bodies: &mut B, c: &mut ConstraintLanes) {
+pub(crate) fn warm_start_lanes<B: Bodies + ?Sized>(
+    bodies: &mut B,
+    c: &mut ConstraintLanes,
+    cold: &mut LaneBlocks,
+) {
     let mut v = Velocities::load(bodies, c);
     let shift = Shift::current(c, relative_motion(c, bodies));
     let directions = c.directions();
@@ -231,6 +235,7 @@ pub(crate) fn warm_start_lanes<B: Bodies + ?Sized>(bodies: &mut B, c: &mut Const
     if c.any_rolling {
         for_rolling_lanes(
             c,
+            cold,
             bodies,
             &mut v,
             |rolling, _, inertia_a, inertia_b, wa, wb| {
@@ -250,6 +255,7 @@ pub(crate) fn warm_start_lanes<B: Bodies + ?Sized>(bodies: &mut B, c: &mut Const
 pub(crate) fn solve_contact_lanes<B: Bodies + ?Sized>(
     bodies: &mut B,
     c: &mut ConstraintLanes,
+    cold: &mut LaneBlocks,
     ctx: &StepContext,
     pass: Pass,
     positions_moved: bool,
@@ -268,15 +274,15 @@ pub(crate) fn solve_contact_lanes<B: Bodies + ?Sized>(
     match pass {
         Pass::Biased => {
             solve_friction(c, &shift, &mut v);
-            solve_normal(c, &shift, &mut v, ctx, pass);
+            solve_normal(c, cold, &shift, &mut v, ctx, pass);
         }
         Pass::Relax => {
-            solve_normal(c, &shift, &mut v, ctx, pass);
+            solve_normal(c, cold, &shift, &mut v, ctx, pass);
             solve_friction(c, &shift, &mut v);
         }
     }
     if c.any_rolling {
-        solve_rolling(c, bodies, &mut v);
+        solve_rolling(c, cold, bodies, &mut v);
     }
     v.store(bodies, c);
 }
@@ -293,6 +299,7 @@ pub(crate) fn solve_contact_lanes<B: Bodies + ?Sized>(
 /// its own.
 fn solve_normal(
     c: &mut ConstraintLanes,
+    cold: &mut LaneBlocks,
     shift: &Shift,
     v: &mut Velocities,
     ctx: &StepContext,
@@ -343,6 +350,16 @@ fn solve_normal(
         Pass::Relax => 1,
     };
     let lambda: [f32x4; MAX_MANIFOLD_POINTS] = std::array::from_fn(|j| c.points[j].normal_impulse);
+    let all = f32::from_bits(u32::MAX);
+    let exists: [f32x4; MAX_MANIFOLD_POINTS] =
+        std::array::from_fn(|j| f32x4::new(c.counts.map(|n| if j < n { all } else { 0.0 })));
+    // Resting apart (`block::resting_apart`): every point's λ = 0 and r ≤ 0.
+    let mut apart = f32x4::new(c.counts.map(|n| if n > 0 { all } else { 0.0 }));
+    for j in 0..c.count {
+        let resting = lambda[j].simd_eq(zero) & rhs[j].simd_le(zero);
+        apart = apart & (resting | !exists[j]);
+    }
+    let apart = apart.to_bitmask();
     let matrix = |block: &BlockLane, l: usize| {
         let mut m = block.k;
         for (j, row) in m.iter_mut().enumerate().take(block.count) {
@@ -350,51 +367,52 @@ fn solve_normal(
         }
         m
     };
-    let lane_of = |x: &[f32x4; MAX_MANIFOLD_POINTS], l: usize| x.map(|v| v.as_array()[l]);
-    let mut counts = [0; LANES];
-    let mut candidate = [false; LANES];
-    let mut apart = [false; LANES];
-    for (l, block) in c.blocks.iter_mut().enumerate() {
-        let n = block.count;
-        counts[l] = n;
-        apart[l] = n > 0 && resting_apart(&lane_of(&rhs, l), &lane_of(&lambda, l), n);
-        if n == 0 || apart[l] {
+    let mut candidate = [0.0; LANES];
+    for l in 0..LANES {
+        let n = c.counts[l];
+        if n == 0 || (apart >> l) & 1 == 1 {
             continue;
         }
         let key = match pass {
             Pass::Biased => (0..n).fold(1, |key, j| key | ((speculative[j] >> l) & 1) << (j + 1)),
             Pass::Relax => 1,
         };
-        if block.factors[which].key != key {
-            block.factors[which].refresh(&matrix(block, l), n, key);
-            c.factors[which].set_lane(l, &block.factors[which]);
+        if c.factor_keys[which][l] != key {
+            let a = matrix(&cold.blocks[l], l);
+            let cache = &mut cold.blocks[l].factors[which];
+            cache.refresh(&a, n, key);
+            c.factors[which].set_lane(l, cache);
+            c.factor_keys[which][l] = key;
+            c.factor_valid[which][l] = cache.is_valid();
         }
-        candidate[l] = block.factors[which].is_valid();
+        if c.factor_valid[which][l] {
+            candidate[l] = all;
+        }
     }
     let mut delta = [zero; MAX_MANIFOLD_POINTS];
     let solved = solve_lanes(
         &c.factors[which],
         &rhs,
         &lambda,
-        counts,
-        candidate,
+        &exists,
+        f32x4::new(candidate),
         &mut delta,
-    );
-    for (l, block) in c.blocks.iter_mut().enumerate() {
-        let n = block.count;
-        if n == 0 || apart[l] || solved[l] {
+    )
+    .to_bitmask();
+    let lane_of = |x: &[f32x4; MAX_MANIFOLD_POINTS], l: usize| x.map(|v| v.as_array()[l]);
+    for l in 0..LANES {
+        let n = c.counts[l];
+        if n == 0 || ((apart | solved) >> l) & 1 == 1 {
             continue;
         }
         let (r, lambda_l) = (lane_of(&rhs, l), lane_of(&lambda, l));
+        let block = &mut cold.blocks[l];
         let key = block.factors[which].key;
-        let lane_delta = solve_block(
-            &matrix(block, l),
-            &r,
-            &lambda_l,
-            n,
-            &mut block.factors[which],
-            key,
-        );
+        let a = matrix(block, l);
+        let lane_delta = solve_block(&a, &r, &lambda_l, n, &mut block.factors[which], key);
+        // The fallback may refactor (pivoting keeps the whole block's factorisation).
+        c.factor_keys[which][l] = block.factors[which].key;
+        c.factor_valid[which][l] = block.factors[which].is_valid();
         for (j, d) in lane_delta.into_iter().enumerate().take(n) {
             delta[j].as_mut_array()[l] = d;
         }
@@ -457,7 +475,8 @@ fn solve_friction(c: &mut ConstraintLanes, shift: &Shift, v: &mut Velocities) {
 /// Runs `f` on every lane with rolling resistance: its rolling data, its total normal
 /// impulse, the bodies' inverse inertias and the lane's angular velocities.
 fn for_rolling_lanes<B: Bodies + ?Sized>(
-    c: &mut ConstraintLanes,
+    c: &ConstraintLanes,
+    cold: &mut LaneBlocks,
     bodies: &B,
     v: &mut Velocities,
     mut f: impl FnMut(
@@ -470,10 +489,10 @@ fn for_rolling_lanes<B: Bodies + ?Sized>(
     ),
 ) {
     for l in 0..LANES {
-        if c.rolling[l].resistance <= 0.0 {
+        if cold.rolling[l].resistance <= 0.0 {
             continue;
         }
-        let total_normal: f32 = c.points[..c.blocks[l].count]
+        let total_normal: f32 = c.points[..c.counts[l]]
             .iter()
             .map(|p| p.normal_impulse.as_array()[l])
             .sum();
@@ -481,7 +500,7 @@ fn for_rolling_lanes<B: Bodies + ?Sized>(
         let inertia_a = &bodies.at(c.body_a[l]).inv_inertia;
         let inertia_b = &bodies.at(c.body_b[l]).inv_inertia;
         f(
-            &mut c.rolling[l],
+            &mut cold.rolling[l],
             total_normal,
             inertia_a,
             inertia_b,
@@ -495,9 +514,15 @@ fn for_rolling_lanes<B: Bodies + ?Sized>(
 
 /// Rolling resistance: an angular impulse against the relative spin, at most (lever arm ×
 /// total normal impulse), like Coulomb friction for rotation.
-fn solve_rolling<B: Bodies + ?Sized>(c: &mut ConstraintLanes, bodies: &B, v: &mut Velocities) {
+fn solve_rolling<B: Bodies + ?Sized>(
+    c: &ConstraintLanes,
+    cold: &mut LaneBlocks,
+    bodies: &B,
+    v: &mut Velocities,
+) {
     for_rolling_lanes(
         c,
+        cold,
         bodies,
         v,
         |rolling, total_normal, inertia_a, inertia_b, wa, wb| {
@@ -539,14 +564,15 @@ pub(crate) fn run_lanes<B: Bodies + ?Sized>(
     work: Work,
     bodies: &mut B,
     c: &mut ConstraintLanes,
+    cold: &mut LaneBlocks,
     ctx: &StepContext,
 ) {
     match work {
-        Work::WarmStart => warm_start_lanes(bodies, c),
+        Work::WarmStart => warm_start_lanes(bodies, c, cold),
         Work::Solve {
             pass,
             positions_moved,
-        } => solve_contact_lanes(bodies, c, ctx, pass, positions_moved),
+        } => solve_contact_lanes(bodies, c, cold, ctx, pass, positions_moved),
         Work::Restitution => restitution_lanes(bodies, c, ctx),
     }
 }
@@ -560,26 +586,27 @@ pub(crate) fn run_colours(
     work: Work,
     bodies: &mut [SolverBody],
     lanes: &mut [ConstraintLanes],
+    cold: &mut [LaneBlocks],
     colours: &[std::ops::Range<usize>],
     overflow: bool,
     ctx: &StepContext,
 ) {
     #[cfg(feature = "parallel")]
     for (i, range) in colours.iter().enumerate() {
-        let lanes = &mut lanes[range.clone()];
+        let (lanes, cold) = (&mut lanes[range.clone()], &mut cold[range.clone()]);
         if overflow && i + 1 == colours.len() {
-            for c in lanes {
-                run_lanes(work, bodies, c, ctx);
+            for (c, cold) in lanes.iter_mut().zip(cold) {
+                run_lanes(work, bodies, c, cold, ctx);
             }
         } else {
-            super::parallel::run_colour(work, bodies, lanes, ctx);
+            super::parallel::run_colour(work, bodies, lanes, cold, ctx);
         }
     }
     #[cfg(not(feature = "parallel"))]
     {
         let _ = (colours, overflow);
-        for c in lanes {
-            run_lanes(work, bodies, c, ctx);
+        for (c, cold) in lanes.iter_mut().zip(cold) {
+            run_lanes(work, bodies, c, cold, ctx);
         }
     }
 }
@@ -633,13 +660,13 @@ mod tests {
         inputs: &[ConstraintInput],
         bodies: &[SolverBody],
         groups: &[&[u32]],
-    ) -> Vec<ConstraintLanes> {
+    ) -> Vec<(ConstraintLanes, LaneBlocks)> {
         groups
             .iter()
             .map(|indices| {
-                let mut group = ConstraintLanes::default();
-                group.prepare(inputs, indices, bodies);
-                group
+                let (mut group, mut cold) = (ConstraintLanes::default(), LaneBlocks::default());
+                group.prepare(&mut cold, inputs, indices, bodies);
+                (group, cold)
             })
             .collect()
     }
@@ -648,19 +675,19 @@ mod tests {
     fn run(
         work: Work,
         bodies: &mut [SolverBody],
-        lanes: &mut [ConstraintLanes],
+        lanes: &mut [(ConstraintLanes, LaneBlocks)],
         ctx: &StepContext,
     ) {
-        for c in lanes {
-            run_lanes(work, bodies, c, ctx);
+        for (c, cold) in lanes {
+            run_lanes(work, bodies, c, cold, ctx);
         }
     }
 
     /// The impulses of every constraint in `lanes`, by contact id.
-    fn impulses(lanes: &[ConstraintLanes]) -> Vec<(u32, Vec<PointImpulses>)> {
+    fn impulses(lanes: &[(ConstraintLanes, LaneBlocks)]) -> Vec<(u32, Vec<PointImpulses>)> {
         let mut all: Vec<_> = lanes
             .iter()
-            .flat_map(|group| (0..LANES).filter_map(|l| group.lane_impulses(l)))
+            .flat_map(|(group, cold)| (0..LANES).filter_map(|l| group.lane_impulses(cold, l)))
             .map(|i| (i.contact, i.points[..i.count].to_vec()))
             .collect();
         all.sort_by_key(|(contact, _)| *contact);
@@ -809,7 +836,7 @@ mod tests {
         let load = 9.81 * h / 4.0;
         let mut inputs = bottom_corners(load);
         let c = [ConstraintInput::new(0, 1, &inputs, shared(Vec3::Y, soft))];
-        let gamma = prepare(&c, &bodies, &[&[0]])[0].points[0]
+        let gamma = prepare(&c, &bodies, &[&[0]])[0].0.points[0]
             .compliance
             .as_array()[0];
         let depth = gamma * load / soft.bias_rate;

@@ -71,7 +71,18 @@ pub(crate) struct RollingLane {
     pub impulse: Vec3,
 }
 
-/// Four constraints of one colour (see the module notes).
+/// The parts of four constraints that a pass rarely touches, kept apart from
+/// [`ConstraintLanes`] so the passes stream less memory: each lane's normal block with its
+/// cached factorisations (read when a pass's matrix changes, and by the lane-by-lane
+/// fallback) and rolling resistance. `StepScratch` keeps them in an array of their own,
+/// index for index with the lane groups.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct LaneBlocks {
+    pub rolling: [RollingLane; LANES],
+    pub blocks: [BlockLane; LANES],
+}
+
+/// Four constraints of one colour (see the module notes): what every pass reads.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct ConstraintLanes {
     /// Each lane's contact id, or [`EMPTY`].
@@ -94,12 +105,17 @@ pub(crate) struct ConstraintLanes {
     pub shared_point: f32x4,
     /// The most points of any lane.
     pub count: usize,
-    /// True when some lane has rolling resistance.
+    /// Points of each lane's manifold (0: empty lane).
+    pub counts: [usize; LANES],
+    /// True when some lane has rolling resistance (in [`LaneBlocks`]).
     pub any_rolling: bool,
-    pub rolling: [RollingLane; LANES],
-    pub blocks: [BlockLane; LANES],
+    /// Per pass (biased, relax) and lane: the key of the block factorisation cached in
+    /// [`LaneBlocks`], and whether it is valid (copies, so a pass whose matrix did not
+    /// change never reads the blocks).
+    pub factor_keys: [[u32; LANES]; 2],
+    pub factor_valid: [[bool; LANES]; 2],
     /// The lanes' cached whole-block factorisations of the biased and the relax pass,
-    /// side by side (copies of `blocks[l].factors`).
+    /// side by side (copies of the blocks' `factors`).
     pub factors: [FactorLanes; 2],
     pub points: [PointLanes; MAX_MANIFOLD_POINTS],
 }
@@ -114,7 +130,13 @@ impl ConstraintLanes {
     /// friction directions of a point form the 2×2 matrix K_t likewise, inverted here.
     /// Every lane computes what a scalar evaluation of the same expressions would, bit for
     /// bit (see `simd.rs`).
-    pub fn prepare(&mut self, inputs: &[ConstraintInput], indices: &[u32], bodies: &[SolverBody]) {
+    pub fn prepare(
+        &mut self,
+        cold: &mut LaneBlocks,
+        inputs: &[ConstraintInput],
+        indices: &[u32],
+        bodies: &[SolverBody],
+    ) {
         debug_assert!(!indices.is_empty() && indices.len() <= LANES);
         let zero = f32x4::ZERO;
         self.contacts = [EMPTY; LANES];
@@ -150,13 +172,14 @@ impl ConstraintLanes {
             if resistance > 0.0 {
                 self.any_rolling = true;
                 // Rolling resistance acts on the relative angular velocity: K = I_a⁻¹ + I_b⁻¹.
-                self.rolling[l] = RollingLane {
+                cold.rolling[l] = RollingLane {
                     resistance,
                     mass: invert_or_zero(a.inv_inertia + b.inv_inertia),
                     impulse: scale * shared.rolling_impulse,
                 };
             }
-            self.blocks[l].count = c.count;
+            self.counts[l] = c.count;
+            cold.blocks[l].count = c.count;
             linear[l] = a.inv_mass + b.inv_mass;
             compliance_scale[l] = shared.softness.compliance_scale;
             warm[l] = scale;
@@ -231,7 +254,7 @@ impl ConstraintLanes {
                 let kij = linear + row_a.dot(pj_a) + row_b.dot(pj_b);
                 (k[i][j], k[j][i]) = (kij, kij);
                 let kij = kij.to_array();
-                for (l, block) in self.blocks.iter_mut().enumerate() {
+                for (l, block) in cold.blocks.iter_mut().enumerate() {
                     if j < block.count {
                         block.k[i][j] = kij[l];
                         block.k[j][i] = kij[l];
@@ -256,7 +279,9 @@ impl ConstraintLanes {
             }
             let (factors, caches) = FactorLanes::factor(&a, counts, 1);
             self.factors[which] = factors;
-            for (block, cache) in self.blocks.iter_mut().zip(caches) {
+            for (l, (block, cache)) in cold.blocks.iter_mut().zip(caches).enumerate() {
+                self.factor_keys[which][l] = cache.key;
+                self.factor_valid[which][l] = cache.is_valid();
                 block.factors[which] = cache;
             }
         }
@@ -264,13 +289,13 @@ impl ConstraintLanes {
 
     /// What lane `l`'s constraint accumulated, to store into its contact; `None` for an
     /// empty lane.
-    pub fn lane_impulses(&self, l: usize) -> Option<LaneImpulses> {
+    pub fn lane_impulses(&self, cold: &LaneBlocks, l: usize) -> Option<LaneImpulses> {
         let contact = self.contacts[l];
         if contact == EMPTY {
             return None;
         }
         let (t0, t1) = (self.tangents[0].lane(l), self.tangents[1].lane(l));
-        let count = self.blocks[l].count;
+        let count = self.counts[l];
         let mut points = [PointImpulses::default(); MAX_MANIFOLD_POINTS];
         for (out, p) in points.iter_mut().zip(&self.points).take(count) {
             let tangent = p.tangent_impulse.map(|t| t.as_array()[l]);
@@ -284,7 +309,7 @@ impl ConstraintLanes {
             contact,
             count,
             points,
-            rolling: self.rolling[l].impulse,
+            rolling: cold.rolling[l].impulse,
         })
     }
 }
@@ -341,6 +366,7 @@ pub(crate) fn prepare_colours(
     colours: &[std::ops::Range<usize>],
     overflow: bool,
     out: &mut Vec<ConstraintLanes>,
+    out_cold: &mut Vec<LaneBlocks>,
     lane_colours: &mut Vec<std::ops::Range<usize>>,
 ) {
     let first = out.len();
@@ -353,8 +379,9 @@ pub(crate) fn prepare_colours(
         let start = out.len() - first;
         for chunk in order[range.clone()].chunks(width) {
             out.push(ConstraintLanes::default());
-            if let Some(lanes) = out.last_mut() {
-                lanes.prepare(inputs, chunk, bodies);
+            out_cold.push(LaneBlocks::default());
+            if let (Some(lanes), Some(cold)) = (out.last_mut(), out_cold.last_mut()) {
+                lanes.prepare(cold, inputs, chunk, bodies);
             }
         }
         lane_colours.push(start..out.len() - first);
@@ -392,11 +419,15 @@ mod tests {
         }
     }
 
-    fn prepared(inputs: &[ConstraintInput], bodies: &[SolverBody]) -> ConstraintLanes {
+    fn prepared(
+        inputs: &[ConstraintInput],
+        bodies: &[SolverBody],
+    ) -> (ConstraintLanes, LaneBlocks) {
         let indices: Vec<u32> = (0..inputs.len() as u32).collect();
         let mut lanes = ConstraintLanes::default();
-        lanes.prepare(inputs, &indices, bodies);
-        lanes
+        let mut cold = LaneBlocks::default();
+        lanes.prepare(&mut cold, inputs, &indices, bodies);
+        (lanes, cold)
     }
 
     #[test]
@@ -414,8 +445,8 @@ mod tests {
         let below = Vec3::new(0.0, -1.0, 0.0);
         let s = shared(7, Vec3::Y);
         let input = ConstraintInput::new(1, 2, &[point(p0, p0 + below), point(p1, p1 + below)], s);
-        let c = prepared(&[input], &bodies);
-        let k = c.blocks[0].k;
+        let (c, cold) = prepared(&[input], &bodies);
+        let k = cold.blocks[0].k;
         assert!((k[0][0] - 8.0).abs() < 1e-5);
         assert!((k[1][1] - 8.0).abs() < 1e-5);
         assert!((k[0][1] - 2.0).abs() < 1e-5 && k[1][0] == k[0][1]);
@@ -426,10 +457,10 @@ mod tests {
         let gamma = 8.0 * s.softness.compliance_scale;
         assert!((c.points[0].compliance.as_array()[0] - gamma).abs() < 1e-6);
         assert_eq!(
-            c.lane_impulses(0).map(|i| (i.contact, i.count)),
+            c.lane_impulses(&cold, 0).map(|i| (i.contact, i.count)),
             Some((7, 2))
         );
-        assert!(c.lane_impulses(1).is_none());
+        assert!(c.lane_impulses(&cold, 1).is_none());
     }
 
     #[test]
@@ -439,7 +470,7 @@ mod tests {
         let bodies = [SolverBody::STATIC, SolverBody::unit_cube(Vec3::ZERO)];
         let r = Vec3::new(0.3, -0.5, 0.2);
         let input = ConstraintInput::new(1, 0, &[point(r, Vec3::ZERO)], shared(0, Vec3::Y));
-        let c = prepared(&[input], &bodies);
+        let (c, _) = prepared(&[input], &bodies);
         let t = [c.tangents[0].lane(0), c.tangents[1].lane(0)];
         let k = |i: usize, j: usize| {
             let (ui, wj) = (r.cross(t[i]), bodies[1].inv_inertia * r.cross(t[j]));
@@ -496,7 +527,7 @@ mod tests {
                 ConstraintInput::new(a, b, &points, shared(l as u32, normal))
             })
             .collect();
-        let c = prepared(&inputs, &bodies);
+        let (c, cold) = prepared(&inputs, &bodies);
         for (l, input) in inputs.iter().enumerate() {
             let (a, b) = (
                 &bodies[input.body_a as usize],
@@ -516,7 +547,7 @@ mod tests {
                     assert_eq!(lane.diagonal.as_array()[l], 0.0);
                     assert_eq!(lane.tangent_mass[0].as_array()[l], 0.0);
                     assert_eq!(lane.normal_impulse.as_array()[l], 0.0);
-                    assert_eq!(c.blocks[l].k[i], [0.0; 4]);
+                    assert_eq!(cold.blocks[l].k[i], [0.0; 4]);
                     continue;
                 }
                 let p = &input.points[i];
@@ -529,7 +560,7 @@ mod tests {
                         turns(&input.points[i.max(j)]),
                     );
                     let expected = linear + ui.0.dot(wj.0) + ui.1.dot(wj.1);
-                    assert_eq!(c.blocks[l].k[i][j], expected);
+                    assert_eq!(cold.blocks[l].k[i][j], expected);
                 }
                 let (wa, wb) = turns(p);
                 let k = linear + ua.dot(wa) + ub.dot(wb);

@@ -117,7 +117,7 @@ pub(crate) use constraint::{invert_or_zero, ConstraintInput, ConstraintShared, P
 pub(crate) use contact_solve::{run_colours, Pass, Work};
 pub(crate) use graph_colour::{ConstraintGraph, COLOURS, OVERFLOW};
 pub(crate) use integrate::{integrate_positions, integrate_velocities};
-pub(crate) use lanes::{prepare_colours, ConstraintLanes};
+pub(crate) use lanes::{prepare_colours, ConstraintLanes, LaneBlocks};
 pub(crate) use simd::LANES;
 
 use super::constants::{MASS_RATIO_FREE, MAX_SUBSTEPS};

@@ -12,7 +12,7 @@ use rayon::prelude::*;
 
 use super::body::SolverBody;
 use super::contact_solve::{run_lanes, Bodies, Work};
-use super::lanes::ConstraintLanes;
+use super::lanes::{ConstraintLanes, LaneBlocks};
 use super::StepContext;
 use crate::physics::math::Vec3;
 
@@ -68,11 +68,12 @@ pub(crate) fn run_colour(
     work: Work,
     bodies: &mut [SolverBody],
     lanes: &mut [ConstraintLanes],
+    cold: &mut [LaneBlocks],
     ctx: &StepContext,
 ) {
     if lanes.len() < MIN_LANES_TO_SPLIT || rayon::current_num_threads() < 2 {
-        for c in lanes {
-            run_lanes(work, bodies, c, ctx);
+        for (c, cold) in lanes.iter_mut().zip(cold) {
+            run_lanes(work, bodies, c, cold, ctx);
         }
         return;
     }
@@ -82,10 +83,11 @@ pub(crate) fn run_colour(
     };
     lanes
         .par_iter_mut()
+        .zip(cold.par_iter_mut())
         .with_min_len(MIN_LANES_PER_TASK)
-        .for_each(|c| {
+        .for_each(|(c, cold)| {
             let mut bodies = shared;
-            run_lanes(work, &mut bodies, c, ctx);
+            run_lanes(work, &mut bodies, c, cold, ctx);
         });
 }
 
@@ -102,7 +104,9 @@ mod tests {
 
     /// One colour big enough to be split: `n` cubes landing on the ground (static, index 0),
     /// each at its own speed and spin, four corner points each.
-    fn colour(n: u32) -> (Vec<SolverBody>, Vec<ConstraintLanes>) {
+    type Lanes = (Vec<ConstraintLanes>, Vec<LaneBlocks>);
+
+    fn colour(n: u32) -> (Vec<SolverBody>, Lanes) {
         let mut rng = Lcg(7);
         let mut bodies = vec![SolverBody::STATIC];
         bodies.extend((0..n).map(|_| SolverBody {
@@ -142,7 +146,7 @@ mod tests {
             .collect();
         let order: Vec<u32> = (0..n).collect();
         let one_colour = [0..n as usize; 1];
-        let mut lanes = Vec::new();
+        let (mut lanes, mut cold) = (Vec::new(), Vec::new());
         let mut ranges = Vec::new();
         prepare_colours(
             &inputs,
@@ -151,9 +155,10 @@ mod tests {
             &one_colour,
             false,
             &mut lanes,
+            &mut cold,
             &mut ranges,
         );
-        (bodies, lanes)
+        (bodies, (lanes, cold))
     }
 
     fn context() -> StepContext {
@@ -185,17 +190,19 @@ mod tests {
         // the same work done in order on one thread.
         let ctx = context();
         let (bodies, lanes) = colour(4000);
-        assert!(lanes.len() >= MIN_LANES_TO_SPLIT * 2);
+        assert!(lanes.0.len() >= MIN_LANES_TO_SPLIT * 2);
         let mut serial = (bodies.clone(), lanes.clone());
         for work in WORK {
-            for c in &mut serial.1 {
-                run_lanes(work, serial.0.as_mut_slice(), c, &ctx);
+            for (c, cold) in serial.1 .0.iter_mut().zip(&mut serial.1 .1) {
+                run_lanes(work, serial.0.as_mut_slice(), c, cold, &ctx);
             }
         }
-        let impulses = |lanes: &[ConstraintLanes]| -> Vec<_> {
+        let impulses = |lanes: &Lanes| -> Vec<_> {
             lanes
+                .0
                 .iter()
-                .flat_map(|c| (0..LANES).filter_map(|l| c.lane_impulses(l)))
+                .zip(&lanes.1)
+                .flat_map(|(c, cold)| (0..LANES).filter_map(|l| c.lane_impulses(cold, l)))
                 .map(|i| (i.contact, i.points))
                 .collect()
         };
@@ -207,7 +214,7 @@ mod tests {
             let (mut b, mut l) = (bodies.clone(), lanes.clone());
             pool.install(|| {
                 for work in WORK {
-                    run_colour(work, &mut b, &mut l, &ctx);
+                    run_colour(work, &mut b, &mut l.0, &mut l.1, &ctx);
                 }
             });
             for (x, y) in b.iter().zip(&serial.0) {

@@ -204,7 +204,7 @@ pub(crate) fn solve_lanes(
     let mut solved = candidate;
     for j in 0..N {
         let ok = x[j].is_finite() & (lambda[j] + x[j]).simd_ge(f32x4::ZERO);
-        solved = solved & (ok | !exists[j]);
+        solved &= ok | !exists[j];
     }
     for j in 0..N {
         delta[j] = (solved & exists[j]).select(x[j], delta[j]);

@@ -357,7 +357,7 @@ fn solve_normal(
     let mut apart = f32x4::new(c.counts.map(|n| if n > 0 { all } else { 0.0 }));
     for j in 0..c.count {
         let resting = lambda[j].simd_eq(zero) & rhs[j].simd_le(zero);
-        apart = apart & (resting | !exists[j]);
+        apart &= resting | !exists[j];
     }
     let apart = apart.to_bitmask();
     let matrix = |block: &BlockLane, l: usize| {
@@ -368,7 +368,7 @@ fn solve_normal(
         m
     };
     let mut candidate = [0.0; LANES];
-    for l in 0..LANES {
+    for (l, candidate) in candidate.iter_mut().enumerate() {
         let n = c.counts[l];
         if n == 0 || (apart >> l) & 1 == 1 {
             continue;
@@ -386,7 +386,7 @@ fn solve_normal(
             c.factor_valid[which][l] = cache.is_valid();
         }
         if c.factor_valid[which][l] {
-            candidate[l] = all;
+            *candidate = all;
         }
     }
     let mut delta = [zero; MAX_MANIFOLD_POINTS];

@@ -118,8 +118,7 @@ impl super::world::StepScratch {
                 order,
                 &self.colour_ranges[group.colours.clone()],
                 group.overflow,
-                &mut self.lanes,
-                &mut self.lane_blocks,
+                (&mut self.lanes, &mut self.lane_blocks),
                 &mut self.lane_colours,
             );
             group.lanes = start..self.lanes.len();

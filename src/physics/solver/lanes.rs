@@ -356,17 +356,17 @@ fn tangent_mass(
 }
 
 /// Prepares the constraints listed in `order`, whose colours are the ranges `colours` of
-/// it, four per lane group within each colour; the last range is the overflow set when
-/// `overflow` is true (one constraint per group). Each colour's lane groups, as a range of
-/// the lane groups added, go to `lane_colours`.
+/// it, four per lane group within each colour (each group's two parts pushed onto the two
+/// vectors); the last range is the overflow set when `overflow` is true (one constraint per
+/// group). Each colour's lane groups, as a range of the lane groups added, go to
+/// `lane_colours`.
 pub(crate) fn prepare_colours(
     inputs: &[ConstraintInput],
     bodies: &[SolverBody],
     order: &[u32],
     colours: &[std::ops::Range<usize>],
     overflow: bool,
-    out: &mut Vec<ConstraintLanes>,
-    out_cold: &mut Vec<LaneBlocks>,
+    (out, out_cold): (&mut Vec<ConstraintLanes>, &mut Vec<LaneBlocks>),
     lane_colours: &mut Vec<std::ops::Range<usize>>,
 ) {
     let first = out.len();

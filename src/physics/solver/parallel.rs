@@ -154,8 +154,7 @@ mod tests {
             &order,
             &one_colour,
             false,
-            &mut lanes,
-            &mut cold,
+            (&mut lanes, &mut cold),
             &mut ranges,
         );
         (bodies, (lanes, cold))

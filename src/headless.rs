@@ -115,6 +115,64 @@ fn state_json(
         .map_err(|e| CliError::Internal(format!("cannot encode the state: {e}")))
 }
 
+/// The name a scene gave a body, or `#slot` for an unnamed one.
+pub fn body_name(
+    meta: &std::collections::BTreeMap<crate::physics::BodyHandle, BodyMeta>,
+    body: crate::physics::BodyHandle,
+) -> String {
+    match meta.get(&body) {
+        Some(m) if !m.name.is_empty() => m.name.clone(),
+        _ => format!("#{}", body.index()),
+    }
+}
+
+/// One event of the last step, as `impulse run --events` writes it and the panel's event log
+/// shows it.
+#[derive(Serialize, Clone, Debug, PartialEq)]
+pub struct EventLine {
+    /// The step it happened in (1 for the first step).
+    pub step: u64,
+    /// `contact_begin`, `contact_end`, `sensor_begin` or `sensor_end`.
+    pub kind: &'static str,
+    /// The first body's name (the one with the sensor, for a sensor event whose first
+    /// collider is the sensor).
+    pub a: String,
+    /// The second body's name.
+    pub b: String,
+    /// For `contact_begin`: how fast the surfaces closed, m/s.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approach_speed: Option<f32>,
+}
+
+/// The begin and end events of the world's last step (not the persisting contacts), in the
+/// order contact begin, contact end, sensor begin, sensor end.
+pub fn step_events(
+    world: &World,
+    meta: &std::collections::BTreeMap<crate::physics::BodyHandle, BodyMeta>,
+) -> Vec<EventLine> {
+    let events = world.contact_events();
+    let line = |kind, pair: &crate::physics::ContactPair, speed| EventLine {
+        step: world.step_count(),
+        kind,
+        a: body_name(meta, pair.body_a),
+        b: body_name(meta, pair.body_b),
+        approach_speed: speed,
+    };
+    let begins = events
+        .begin
+        .iter()
+        .map(|b| line("contact_begin", &b.pair, Some(b.approach_speed)));
+    let others = [
+        ("contact_end", &events.end),
+        ("sensor_begin", &events.sensor_begin),
+        ("sensor_end", &events.sensor_end),
+    ]
+    .into_iter()
+    .flat_map(|(kind, pairs)| pairs.iter().map(move |p| (kind, p)))
+    .map(|(kind, p)| line(kind, p, None));
+    begins.chain(others).collect()
+}
+
 /// Creates an output file, with a message naming it on failure.
 fn create(path: &Path) -> Result<std::io::BufWriter<std::fs::File>, CliError> {
     std::fs::File::create(path)
@@ -152,12 +210,14 @@ pub fn run(
     dump: Option<&Path>,
     dump_every: Option<u64>,
     hash: bool,
+    events: Option<&Path>,
 ) -> Result<(), CliError> {
     if dump_every == Some(0) {
         return Err(CliError::BadInput("--dump-every must be at least 1".into()));
     }
     let mut scene = load(Some(path))?;
     let mut out = dump.map(create).transpose()?;
+    let mut event_out = events.map(create).transpose()?;
     let start = Instant::now();
     let mut first_frozen = None;
     let mut capped = CappedPairs::default();
@@ -167,6 +227,13 @@ pub fn run(
             first_frozen = Some(step);
         }
         capped.record(step, scene.world.counters().capped_pairs);
+        if let (Some(out), Some(p)) = (event_out.as_mut(), events) {
+            for event in step_events(&scene.world, &scene.meta) {
+                let line = serde_json::to_string(&event)
+                    .map_err(|e| CliError::Internal(format!("cannot encode an event: {e}")))?;
+                write_line(out, p, &line)?;
+            }
+        }
         if let (Some(out), Some(every), Some(p)) = (out.as_mut(), dump_every, dump) {
             if step % every == 0 {
                 write_line(out, p, &state_json(&scene.world, &scene.meta)?)?;
@@ -178,6 +245,10 @@ pub fn run(
         if dump_every.is_none() {
             write_line(out, p, &state_json(&scene.world, &scene.meta)?)?;
         }
+        out.flush()
+            .map_err(|e| CliError::Internal(format!("{}: cannot write: {e}", p.display())))?;
+    }
+    if let (Some(out), Some(p)) = (event_out.as_mut(), events) {
         out.flush()
             .map_err(|e| CliError::Internal(format!("{}: cannot write: {e}", p.display())))?;
     }

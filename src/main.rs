@@ -91,6 +91,11 @@ enum Command {
         /// Print a hash of the final state (every body's pose and velocities, bit for bit).
         #[arg(long)]
         hash: bool,
+        /// Write every contact and sensor begin and end event here, one JSON object per
+        /// line: step, kind, the two bodies' names (and the approach speed of a contact
+        /// begin).
+        #[arg(long, value_name = "OUT.jsonl")]
+        events: Option<PathBuf>,
     },
     /// Time N steps of a scene (after W warm-up steps); print JSON statistics.
     Bench {
@@ -128,7 +133,15 @@ fn main() -> ExitCode {
             dump,
             dump_every,
             hash,
-        }) => headless::run(&scene, steps, dump.as_deref(), dump_every, hash),
+            events,
+        }) => headless::run(
+            &scene,
+            steps,
+            dump.as_deref(),
+            dump_every,
+            hash,
+            events.as_deref(),
+        ),
         Some(Command::Bench {
             scene,
             steps,

@@ -291,3 +291,72 @@ fn run_hash_is_repeatable_and_follows_the_state() {
     assert_eq!(hash("60"), hash("60"));
     assert_ne!(hash("60"), hash("61"));
 }
+
+#[test]
+fn run_writes_the_sensor_scenes_events_as_json_lines() {
+    // scenes/sensors.ron: five balls roll through the trigger gate into the pickup zone, two
+    // strays fall beside the ramp. Every ball enters the gate, leaves it, then enters the
+    // zone, in that order; the strays meet no sensor; the sensors push nothing, so no
+    // contact event names one.
+    let dir = temp_dir("events");
+    let events = dir.join("events.jsonl");
+    let out = impulse(&[
+        "run",
+        "scenes/sensors.ron",
+        "--steps",
+        "600",
+        "--events",
+        events.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&events).unwrap();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect();
+    let field = |v: &serde_json::Value, k: &str| v[k].as_str().unwrap_or_default().to_string();
+    let step_of = |kind: &str, sensor: &str, ball: &str| -> Vec<u64> {
+        lines
+            .iter()
+            .filter(|v| {
+                field(v, "kind") == kind && field(v, "a") == sensor && field(v, "b") == ball
+            })
+            .map(|v| v["step"].as_u64().unwrap())
+            .collect()
+    };
+    for i in 1..=5 {
+        let ball = format!("ball {i}");
+        let (enter, leave) = (
+            step_of("sensor_begin", "trigger", &ball),
+            step_of("sensor_end", "trigger", &ball),
+        );
+        let zone = step_of("sensor_begin", "pickup zone", &ball);
+        assert_eq!(
+            (enter.len(), leave.len(), zone.len()),
+            (1, 1, 1),
+            "{ball}: {text}"
+        );
+        assert!(enter[0] < leave[0] && leave[0] < zone[0], "{ball}: {text}");
+    }
+    for v in &lines {
+        let kind = field(v, "kind");
+        let names = [field(v, "a"), field(v, "b")];
+        assert!(
+            !names.iter().any(|n| n.starts_with("stray")) || kind.starts_with("contact"),
+            "{v}"
+        );
+        if kind.starts_with("contact") {
+            assert!(
+                !names.iter().any(|n| n == "trigger" || n == "pickup zone"),
+                "{v}"
+            );
+        }
+        if kind == "contact_begin" {
+            assert!(v["approach_speed"].as_f64().is_some(), "{v}");
+        }
+    }
+}

@@ -23,6 +23,11 @@ pub struct ColliderDef {
     /// fraction-of-radius times the radius (0 = rolls forever; 0.01–0.05 settles piles).
     /// Mixed per pair as max(ca, cb).
     pub rolling_resistance: f32,
+    /// A sensor detects overlaps (sensor begin and end events, see
+    /// [`ContactEvents`](super::world::ContactEvents)) and never pushes or is pushed. It still
+    /// has its density's mass (give it density 0 to add none). Two sensors never detect each
+    /// other.
+    pub sensor: bool,
     /// Free for the user.
     pub user_data: u64,
 }
@@ -74,8 +79,15 @@ impl ColliderDef {
             restitution: 0.0,
             density: 1.0,
             rolling_resistance: 0.0,
+            sensor: false,
             user_data: 0,
         }
+    }
+
+    /// Makes it a sensor (or not).
+    pub fn with_sensor(mut self, sensor: bool) -> Self {
+        self.sensor = sensor;
+        self
     }
 
     /// Sets the rolling resistance.
@@ -163,6 +175,7 @@ pub struct Collider {
     pub(crate) aabb: Aabb,
     /// [`Shape::feature_size`] of the shape, kept with it.
     pub(crate) feature_size: f32,
+    pub(crate) sensor: bool,
     pub(crate) user_data: u64,
 }
 
@@ -185,6 +198,11 @@ impl Collider {
     /// Tight world bounding box.
     pub fn aabb(&self) -> Aabb {
         self.aabb
+    }
+
+    /// True for a sensor (see [`ColliderDef::sensor`]).
+    pub fn is_sensor(&self) -> bool {
+        self.sensor
     }
 
     /// Friction coefficient.
@@ -222,6 +240,7 @@ impl Collider {
             restitution: self.restitution,
             density: self.density,
             rolling_resistance: self.rolling_resistance,
+            sensor: self.sensor,
             user_data: self.user_data,
         }
     }

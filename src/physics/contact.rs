@@ -203,8 +203,12 @@ pub struct Contact {
     pub(crate) material: MixedMaterial,
     /// Accumulated rolling-resistance angular impulse of the last step, N·m·s.
     pub(crate) rolling_impulse: Vec3,
-    /// Has manifold points this step.
+    /// Has manifold points this step (never for a sensor contact).
     pub(crate) touching: bool,
+    /// One of the colliders is a sensor: the contact only tracks overlap.
+    pub(crate) sensor: bool,
+    /// A sensor contact's shapes overlap.
+    pub(crate) overlapping: bool,
     /// The manifold of the last collision test, kept for reuse while the pair barely moves.
     pub(crate) cache: Option<ManifoldCache>,
     /// Index of this contact in the dense list of live contacts.
@@ -262,6 +266,16 @@ impl Contact {
     /// True when the manifold has points (touching or within the speculative margin).
     pub fn is_touching(&self) -> bool {
         self.touching
+    }
+
+    /// True when one of the colliders is a sensor (the contact never pushes).
+    pub fn is_sensor(&self) -> bool {
+        self.sensor
+    }
+
+    /// For a sensor contact: the shapes overlap.
+    pub fn is_overlapping(&self) -> bool {
+        self.overlapping
     }
 
     /// Replaces the manifold, carrying impulses over from the old points.
@@ -369,6 +383,7 @@ impl ContactSet {
         body_a: u32,
         body_b: u32,
         material: MixedMaterial,
+        sensor: bool,
     ) -> u32 {
         let edge = |body| ContactEdge {
             body,
@@ -385,6 +400,8 @@ impl ContactSet {
             material,
             rolling_impulse: Vec3::ZERO,
             touching: false,
+            sensor,
+            overlapping: false,
             cache: None,
             dense_index: self.active.len() as u32,
             alive: true,
@@ -435,7 +452,7 @@ mod tests {
 
     fn contact_with(points: &[ManifoldPoint], impulses: &[f32]) -> Contact {
         let mut set = ContactSet::default();
-        let id = set.create(0, 1, 0, 1, MixedMaterial::default());
+        let id = set.create(0, 1, 0, 1, MixedMaterial::default(), false);
         let mut c = set.slots[id as usize].clone();
         c.update_points(Vec3::Y, points);
         for (p, &impulse) in c.points.iter_mut().zip(impulses) {

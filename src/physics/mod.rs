@@ -25,5 +25,8 @@ pub use collider::{Collider, ColliderDef};
 pub use math::{Isometry, Quat, Vec3};
 pub use query::RayHit;
 pub use shape::Shape;
-pub use world::{BodyHandle, BroadPhaseKind, ColliderHandle, World, WorldSettings};
+pub use world::{
+    BodyHandle, BroadPhaseKind, ColliderHandle, ContactBegin, ContactEvents, ContactPair, World,
+    WorldSettings,
+};
 pub use world_bodies::{BodyError, ColliderError};

@@ -179,15 +179,35 @@ pub struct ContactPair {
     pub body_b: BodyHandle,
 }
 
-/// Contacts that started, continued and ended touching during the last step.
+/// A contact that began touching, with how fast it closed (for a sound, say).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ContactBegin {
+    /// The colliders and bodies.
+    pub pair: ContactPair,
+    /// How fast the two surfaces approached along the normal when the contact began, m/s
+    /// (positive: closing), before the solver acted: the largest over the manifold's points
+    /// of −(v_B + ω_B×r_B − v_A − ω_A×r_A)·n.
+    pub approach_speed: f32,
+}
+
+/// What happened between colliders during the last step.
+///
+/// A contact *touches* while its manifold has points: the shapes overlap or are within the
+/// speculative margin (2 cm plus how far they can close in a step), as in Box2D, so a begin
+/// event comes at the step before impact, with the speed of the impact. Sensors report real
+/// overlaps only (some point deeper than 0).
 #[derive(Clone, Debug, Default)]
 pub struct ContactEvents {
     /// Began touching this step.
-    pub begin: Vec<ContactPair>,
+    pub begin: Vec<ContactBegin>,
     /// Touched last step and still do.
     pub persist: Vec<ContactPair>,
     /// Stopped touching this step (or one of them was removed).
     pub end: Vec<ContactPair>,
+    /// A sensor and another collider began to overlap.
+    pub sensor_begin: Vec<ContactPair>,
+    /// A sensor and another collider stopped overlapping (or one of them was removed).
+    pub sensor_end: Vec<ContactPair>,
 }
 
 impl ContactEvents {
@@ -195,6 +215,8 @@ impl ContactEvents {
         self.begin.clear();
         self.persist.clear();
         self.end.clear();
+        self.sensor_begin.clear();
+        self.sensor_end.clear();
     }
 }
 
@@ -266,6 +288,8 @@ pub struct World {
     /// End events of contacts destroyed between steps (a body removed): reported by the
     /// next step, whose events the caller reads.
     pub(crate) pending_end: Vec<ContactPair>,
+    /// Sensor end events likewise.
+    pub(crate) pending_sensor_end: Vec<ContactPair>,
     /// True while `step` runs.
     pub(crate) stepping: bool,
     pub(crate) profile: StepProfile,
@@ -298,6 +322,7 @@ impl Clone for World {
             scratch: StepScratch::default(),
             events: self.events.clone(),
             pending_end: self.pending_end.clone(),
+            pending_sensor_end: self.pending_sensor_end.clone(),
             stepping: false,
             profile: self.profile,
             counters: self.counters,
@@ -322,6 +347,7 @@ impl World {
             scratch: StepScratch::default(),
             events: ContactEvents::default(),
             pending_end: Vec::new(),
+            pending_sensor_end: Vec::new(),
             stepping: false,
             profile: StepProfile::default(),
             counters: StepCounters::default(),
@@ -472,6 +498,7 @@ impl World {
         self.profile = StepProfile::default();
         self.events.clear();
         self.events.end.append(&mut self.pending_end);
+        self.events.sensor_end.append(&mut self.pending_sensor_end);
         self.frozen_events.clear();
         self.stepping = true;
 

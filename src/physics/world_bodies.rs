@@ -179,6 +179,7 @@ impl World {
             proxy: NULL,
             world_pose: Isometry::IDENTITY,
             aabb: super::aabb::Aabb::new(Vec3::ZERO, Vec3::ZERO),
+            sensor: def.sensor,
             user_data: def.user_data,
         };
         collider.sync(&body_pose);

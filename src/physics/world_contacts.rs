@@ -7,8 +7,9 @@ use super::collider::{Collider, MixedMaterial};
 use super::constants::{MAX_SPECULATIVE_DISTANCE, SPECULATIVE_DISTANCE};
 use super::contact::{Contact, ContactEdge, ManifoldCache};
 use super::handle::{Arena, Handle};
-use super::narrow_phase::collide;
-use super::world::{ContactPair, World};
+use super::math::Vec3;
+use super::narrow_phase::{collide, Manifold};
+use super::world::{ContactBegin, ContactPair, World};
 
 /// What [`World::try_create_contact`] did with a pair.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,7 +64,10 @@ impl World {
         let (Some(col_a), Some(col_b)) = (self.colliders.at(ca), self.colliders.at(cb)) else {
             return NewContact::NotNeeded;
         };
-        if col_a.body == col_b.body || self.contacts.find(ca, cb).is_some() {
+        if col_a.body == col_b.body
+            || (col_a.sensor && col_b.sensor)
+            || self.contacts.find(ca, cb).is_some()
+        {
             return NewContact::NotNeeded;
         }
         let (Some(body_a), Some(body_b)) = (self.bodies.at(col_a.body), self.bodies.at(col_b.body))
@@ -82,8 +86,11 @@ impl World {
             return NewContact::Capped;
         }
         let material = MixedMaterial::of(col_a, col_b);
+        let sensor = col_a.sensor || col_b.sensor;
         let (body_a, body_b) = (col_a.body, col_b.body);
-        let id = self.contacts.create(ca, cb, body_a, body_b, material);
+        let id = self
+            .contacts
+            .create(ca, cb, body_a, body_b, material, sensor);
         self.link_contact(id);
         NewContact::Created
     }
@@ -131,15 +138,19 @@ impl World {
         }
     }
 
-    /// Destroys contact `id`, reporting an end event if it was touching.
+    /// Destroys contact `id`, reporting an end event if it was touching (a sensor end event
+    /// if its shapes overlapped).
     pub(crate) fn destroy_contact(&mut self, id: u32) {
-        if self.contacts.slots[id as usize].touching {
-            let pair = self.contact_pair(&self.contacts.slots[id as usize]);
-            if self.stepping {
-                self.events.end.push(pair);
-            } else {
-                self.pending_end.push(pair);
-            }
+        let c = &self.contacts.slots[id as usize];
+        if c.touching || c.overlapping {
+            let pair = self.contact_pair(c);
+            let list = match (c.overlapping, self.stepping) {
+                (false, true) => &mut self.events.end,
+                (false, false) => &mut self.pending_end,
+                (true, true) => &mut self.events.sensor_end,
+                (true, false) => &mut self.pending_sensor_end,
+            };
+            list.push(pair);
         }
         self.unlink_contact(id);
         self.contacts.destroy(id);
@@ -221,6 +232,24 @@ impl World {
                 + spin_reach(body_b, col_b);
             let margin = (SPECULATIVE_DISTANCE + closing * dt).min(MAX_SPECULATIVE_DISTANCE);
             let (pose_a, pose_b) = (&col_a.world_pose, &col_b.world_pose);
+            if contact.sensor {
+                // Overlap only: no speculative margin, no points kept, never touching.
+                tests += 1;
+                let narrow = &mut scratch.narrow;
+                let manifold = collide(&col_a.shape, pose_a, &col_b.shape, pose_b, 0.0, narrow);
+                let was = contact.overlapping;
+                contact.overlapping = manifold.points().iter().any(|p| p.depth > 0.0);
+                match (was, contact.overlapping) {
+                    (false, true) => events
+                        .sensor_begin
+                        .push(make_pair(bodies, colliders, contact)),
+                    (true, false) => events
+                        .sensor_end
+                        .push(make_pair(bodies, colliders, contact)),
+                    _ => {}
+                }
+                continue;
+            }
             let cached = contact
                 .cache
                 .as_ref()
@@ -245,7 +274,10 @@ impl World {
             if contact.touching || was_touching {
                 let pair = make_pair(bodies, colliders, contact);
                 match (was_touching, contact.touching) {
-                    (false, true) => events.begin.push(pair),
+                    (false, true) => events.begin.push(ContactBegin {
+                        pair,
+                        approach_speed: approach_speed(body_a, body_b, &manifold),
+                    }),
                     (true, true) => events.persist.push(pair),
                     _ => events.end.push(pair),
                 }
@@ -275,6 +307,22 @@ impl World {
         }
         self.scratch.to_wake = to_wake;
     }
+}
+
+/// How fast the bodies close along the manifold's normal, m/s (positive: closing): the
+/// largest over its points of −(v_B + ω_B×r_B − v_A − ω_A×r_A)·n.
+fn approach_speed(a: &Body, b: &Body, manifold: &Manifold) -> f32 {
+    let velocity = |body: &Body, at: Vec3| {
+        body.linear_velocity + body.angular_velocity.cross(at - body.center)
+    };
+    manifold
+        .points()
+        .iter()
+        .map(|p| {
+            let at = 0.5 * (p.point_a + p.point_b);
+            -(velocity(b, at) - velocity(a, at)).dot(manifold.normal)
+        })
+        .fold(f32::NEG_INFINITY, f32::max)
 }
 
 /// |ω| times the farthest a collider's AABB reaches from the body's centre of mass: the

@@ -260,6 +260,7 @@ fn collider(
         restitution: desc.restitution.unwrap_or(base.restitution),
         density: desc.density.unwrap_or(base.density),
         rolling_resistance: desc.rolling_resistance.unwrap_or(base.rolling_resistance),
+        sensor: desc.sensor,
         user_data: 0,
     };
     def.validate()?;

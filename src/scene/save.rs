@@ -89,6 +89,7 @@ pub fn to_scene_file(
                     density: Some(c.density()),
                     rolling_resistance: (c.rolling_resistance() != 0.0)
                         .then_some(c.rolling_resistance()),
+                    sensor: c.is_sensor(),
                 })
                 .collect();
             BodyDesc {

@@ -253,6 +253,9 @@ pub struct ColliderDesc {
     /// Overrides the material's rolling resistance.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rolling_resistance: Option<f32>,
+    /// A sensor: detects overlaps (events), never pushes.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub sensor: bool,
 }
 
 impl ColliderDesc {
@@ -267,6 +270,7 @@ impl ColliderDesc {
             restitution: None,
             density: None,
             rolling_resistance: None,
+            sensor: false,
         }
     }
 }
@@ -470,6 +474,10 @@ fn is_one(v: &f32) -> bool {
 fn is_true(v: &bool) -> bool {
     *v
 }
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
 fn is_zero_v3(v: &V3) -> bool {
     is_zero(&v.0) && is_zero(&v.1) && is_zero(&v.2)
 }

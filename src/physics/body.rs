@@ -1,6 +1,6 @@
 //! Rigid bodies: their definitions (what you ask for) and their state (what the world keeps).
 
-use super::constants::{MAX_COORDINATE, MAX_LINEAR_SPEED};
+use super::constants::{MAX_CCD_LINEAR_SPEED, MAX_COORDINATE, MAX_LINEAR_SPEED};
 use super::math::{is_usable_rotation, unit_rotation, Mat3, Quat, Vec3};
 
 /// How a body moves.
@@ -39,6 +39,10 @@ pub struct BodyDef {
     pub can_sleep: bool,
     /// Start awake (true) or asleep.
     pub awake: bool,
+    /// Continuous collision: the body's motion over each step is swept against everything
+    /// it could pass through, and it stops at the first hit (see `continuous.rs`); it may go
+    /// up to [`MAX_CCD_LINEAR_SPEED`] instead of [`MAX_LINEAR_SPEED`].
+    pub ccd: bool,
     /// Free for the user (the scene loader stores the body's index in its file).
     pub user_data: u64,
 }
@@ -56,6 +60,7 @@ impl Default for BodyDef {
             gravity_scale: 1.0,
             can_sleep: true,
             awake: true,
+            ccd: false,
             user_data: 0,
         }
     }
@@ -102,9 +107,15 @@ impl BodyDef {
             }
         }
         let speed = self.linear_velocity.length();
-        if speed > MAX_LINEAR_SPEED {
+        let max = max_linear_speed(self.ccd);
+        if speed > max {
             return Err(format!(
-                "linear_velocity is {speed} m/s; at most {MAX_LINEAR_SPEED} m/s"
+                "linear_velocity is {speed} m/s; at most {max} m/s{}",
+                if self.ccd {
+                    ""
+                } else {
+                    " (with ccd: true, up to 2000 m/s)"
+                }
             ));
         }
         if !is_usable_rotation(self.rotation) {
@@ -143,7 +154,7 @@ impl BodyDef {
             } else {
                 d.position
             },
-            linear_velocity: if self.linear_velocity.length() <= MAX_LINEAR_SPEED {
+            linear_velocity: if self.linear_velocity.length() <= max_linear_speed(self.ccd) {
                 self.linear_velocity
             } else {
                 d.linear_velocity
@@ -208,6 +219,8 @@ pub struct Body {
     pub(crate) gravity_scale: f32,
     pub(crate) can_sleep: bool,
     pub(crate) awake: bool,
+    /// Continuous collision (see [`BodyDef::ccd`]).
+    pub(crate) ccd: bool,
     /// Its state stopped being finite in a step: kept at its last finite pose, at rest, and
     /// left out of the solver (others see it as fixed) until it is placed again.
     pub(crate) frozen: bool,
@@ -253,6 +266,7 @@ impl Body {
             gravity_scale: def.gravity_scale,
             can_sleep: def.can_sleep,
             awake: def.awake || def.body_type == BodyType::Static,
+            ccd: def.ccd,
             frozen: false,
             extent: 0.0,
             sleep_time: 0.0,
@@ -410,8 +424,14 @@ impl Body {
             gravity_scale: self.gravity_scale,
             can_sleep: self.can_sleep,
             awake: self.awake,
+            ccd: self.ccd,
             user_data: self.user_data,
         }
+    }
+
+    /// True when the body has continuous collision.
+    pub fn has_ccd(&self) -> bool {
+        self.ccd
     }
 
     /// Moves the centre of mass to follow the origin (after a transform change).
@@ -422,6 +442,15 @@ impl Body {
     /// True when forces and contacts can move it.
     pub(crate) fn is_dynamic(&self) -> bool {
         self.body_type == BodyType::Dynamic
+    }
+}
+
+/// The speed cap of a body with (`true`) or without continuous collision, m/s.
+pub fn max_linear_speed(ccd: bool) -> f32 {
+    if ccd {
+        MAX_CCD_LINEAR_SPEED
+    } else {
+        MAX_LINEAR_SPEED
     }
 }
 

@@ -100,6 +100,22 @@ pub const MIN_SHAPE_SIZE: f32 = 1.0e-4;
 /// overlapping bodies) caps it there. See the limits table in `docs/scenes.md`.
 pub const MAX_LINEAR_SPEED: f32 = 400.0;
 
+/// Fastest allowed linear speed of a body with continuous collision (`BodyDef::ccd`), m/s:
+/// its sweep is tested against what it could pass through, so it may go faster.
+pub const MAX_CCD_LINEAR_SPEED: f32 = 2000.0;
+
+/// A ccd body's sweep is tested only when some point of it moved farther in the step than
+/// this fraction of its smallest collider's feature size: slower bodies cannot pass through
+/// anything their speculative contacts would not catch.
+pub const CCD_MOTION_FRACTION: f32 = 0.25;
+
+/// The time of impact leaves a ccd body this far from what it hits, m (Box2D: the linear
+/// slop), so the next step's speculative contact sees it and stops it on the near side.
+pub const CCD_TARGET_SEPARATION: f32 = LINEAR_SLOP;
+
+/// Conservative advancement iterations per pair before it gives up (treated as no hit).
+pub const CCD_MAX_ITERATIONS: u32 = 40;
+
 /// Farthest a body may be placed from the origin along any axis, m: past it f32 positions
 /// are coarser than 1 cm (the ulp at 1e5 is 7.8 mm).
 pub const MAX_COORDINATE: f32 = 1.0e5;

@@ -7,6 +7,7 @@ pub mod broad_phase;
 pub mod collider;
 pub mod constants;
 pub mod contact;
+mod continuous;
 pub mod handle;
 pub mod island;
 pub mod math;

@@ -40,6 +40,8 @@ pub struct StepProfile {
     pub solver_ms: f32,
     /// Integrating velocities and positions (inside the sub-steps) and writing bodies back.
     pub integration_ms: f32,
+    /// Sweeping fast ccd bodies (continuous collision).
+    pub continuous_ms: f32,
     /// Building islands and putting them to sleep.
     pub islands_ms: f32,
     /// The whole step.

@@ -14,7 +14,7 @@ use super::constants::*;
 use super::contact::{Contact, ContactSet};
 use super::handle::{Arena, Handle};
 use super::island::SleepIslands;
-use super::math::Vec3;
+use super::math::{Quat, Vec3};
 use super::narrow_phase::Scratch;
 use super::profile::{PhaseTimer, StepCounters, StepProfile};
 use super::solver::{
@@ -250,6 +250,11 @@ pub(crate) struct StepScratch {
     pub colour_ranges: Vec<std::ops::Range<usize>>,
     /// The constraints four per lane group, colour by colour (see `solver::ConstraintLanes`).
     pub lanes: Vec<ConstraintLanes>,
+    /// Awake dynamic bodies with continuous collision: body slot, centre of mass and
+    /// rotation at the start of the step.
+    pub ccd_bodies: Vec<(u32, Vec3, Quat)>,
+    /// Colliders a ccd body's sweep may hit (reused buffer).
+    pub ccd_candidates: Vec<u32>,
     /// What the passes rarely touch of each lane group, index for index with `lanes`.
     pub lane_blocks: Vec<LaneBlocks>,
     /// Each colour's lane groups (see `SolveGroup::lane_colours`).
@@ -524,6 +529,9 @@ impl World {
 
         self.finalize_bodies();
         self.profile.integration_ms += timer.lap();
+
+        self.solve_continuous();
+        self.profile.continuous_ms = timer.lap();
 
         self.update_sleep(dt);
         self.profile.islands_ms = timer.lap();

@@ -404,14 +404,17 @@ impl World {
     }
 
     /// Sets the velocity of the centre of mass, m/s (finite, at most
-    /// [`MAX_LINEAR_SPEED`](super::constants::MAX_LINEAR_SPEED)).
+    /// [`MAX_LINEAR_SPEED`](super::constants::MAX_LINEAR_SPEED), or
+    /// [`MAX_CCD_LINEAR_SPEED`](super::constants::MAX_CCD_LINEAR_SPEED) for a ccd body).
     pub fn set_linear_velocity(
         &mut self,
         handle: BodyHandle,
         velocity: Vec3,
     ) -> Result<(), BodyError> {
+        let ccd = self.bodies.get(handle).is_some_and(|b| b.ccd);
         BodyDef {
             linear_velocity: velocity,
+            ccd,
             ..BodyDef::default()
         }
         .validate()

@@ -189,7 +189,6 @@ impl World {
             static_softness: Softness::new((2.0 * hertz).min(cap), s.contact_damping_ratio, h),
             max_push_velocity: s.max_push_velocity,
             restitution_threshold: s.restitution_threshold,
-            max_linear_speed: MAX_LINEAR_SPEED,
             max_angular_speed: MAX_ROTATION_PER_SUBSTEP / h,
         }
     }
@@ -222,9 +221,14 @@ impl World {
         let moving = [kinematic, group.bodies.clone()];
         let own = group.bodies.clone();
         let faulted = &mut scratch.faulted[own.clone()];
-        let (max_v, max_w) = (ctx.max_linear_speed, ctx.max_angular_speed);
+        let max_w = ctx.max_angular_speed;
         let clamp = |bodies: &mut [SolverBody], faulted: &mut [bool]| {
-            solver::clamp_speeds(&mut bodies[own.clone()], faulted, max_v, max_w);
+            solver::clamp_speeds(
+                &mut bodies[own.clone()],
+                &forces[own.clone()],
+                faulted,
+                max_w,
+            );
         };
         // The packed separations are the step start's; after the positions move, the next
         // pass tracks them again and the passes after it reuse them.
@@ -452,6 +456,7 @@ impl World {
         scratch.solver_to_body.resize(count, NULL);
         scratch.faulted.clear();
         scratch.faulted.resize(count, false);
+        scratch.ccd_bodies.clear();
         for (handle, body) in self.bodies.iter_mut() {
             let index = body.solver_index as usize;
             if index == 0 {
@@ -460,7 +465,8 @@ impl World {
             let inv_inertia = body.world_inv_inertia();
             // Kinematic velocities are capped like dynamic ones so absurd input cannot
             // overflow positions.
-            body.linear_velocity = solver::clamp_length(body.linear_velocity, MAX_LINEAR_SPEED);
+            let max_speed = super::body::max_linear_speed(body.ccd);
+            body.linear_velocity = solver::clamp_length(body.linear_velocity, max_speed);
             scratch.solver_bodies[index] = SolverBody {
                 linear_velocity: body.linear_velocity,
                 angular_velocity: body.angular_velocity,
@@ -479,7 +485,13 @@ impl World {
                     rotation: body.rotation,
                     local_inertia: body.local_inertia,
                     local_inv_inertia: body.local_inv_inertia,
+                    max_linear_speed: super::body::max_linear_speed(body.ccd),
                 };
+                if body.ccd {
+                    scratch
+                        .ccd_bodies
+                        .push((handle.index(), body.center, body.rotation));
+                }
             }
             scratch.solver_to_body[index] = handle.index();
         }

@@ -288,6 +288,7 @@ fn body(
         angular_damping: desc.angular_damping,
         gravity_scale: desc.gravity_scale,
         can_sleep: desc.can_sleep,
+        ccd: desc.ccd,
         awake: desc.awake,
         user_data: 0,
     };

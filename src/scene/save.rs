@@ -108,6 +108,7 @@ pub fn to_scene_file(
                 gravity_scale: body.gravity_scale(),
                 can_sleep: body.can_sleep(),
                 awake: body.is_awake(),
+                ccd: body.has_ccd(),
                 color: m.and_then(|m| m.color),
                 colliders,
             }

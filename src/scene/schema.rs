@@ -312,6 +312,9 @@ pub struct BodyDesc {
     /// Starts awake?
     #[serde(default = "yes", skip_serializing_if = "is_true")]
     pub awake: bool,
+    /// Continuous collision: swept against what it could pass through; up to 2000 m/s.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub ccd: bool,
     /// Display colour.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub color: Option<Color>,
@@ -335,6 +338,7 @@ impl Default for BodyDesc {
             gravity_scale: 1.0,
             can_sleep: true,
             awake: true,
+            ccd: false,
             color: None,
             colliders: Vec::new(),
         }

@@ -65,6 +65,8 @@ pub(crate) struct SolverForces {
     /// Inertia about the centre of mass in body axes, and its inverse (free rotation).
     pub local_inertia: Mat3,
     pub local_inv_inertia: Mat3,
+    /// The body's speed cap, m/s (higher with continuous collision).
+    pub max_linear_speed: f32,
 }
 
 impl SolverForces {
@@ -78,6 +80,7 @@ impl SolverForces {
         rotation: Quat::IDENTITY,
         local_inertia: Mat3::ZERO,
         local_inv_inertia: Mat3::ZERO,
+        max_linear_speed: 0.0,
     };
 }
 
@@ -88,11 +91,11 @@ impl SolverForces {
 /// through its contacts, and marked in `faulted`: the world then freezes and reports it.
 pub(crate) fn clamp_speeds(
     bodies: &mut [SolverBody],
+    forces: &[SolverForces],
     faulted: &mut [bool],
-    max_linear_speed: f32,
     max_angular_speed: f32,
 ) {
-    for (body, fault) in bodies.iter_mut().zip(faulted) {
+    for ((body, fault), f) in bodies.iter_mut().zip(faulted).zip(forces) {
         if !body.is_dynamic() {
             continue;
         }
@@ -103,7 +106,7 @@ pub(crate) fn clamp_speeds(
             *fault = true;
             continue;
         }
-        body.linear_velocity = clamp_length(v, max_linear_speed);
+        body.linear_velocity = clamp_length(v, f.max_linear_speed);
         body.angular_velocity = clamp_length(w, max_angular_speed);
     }
 }

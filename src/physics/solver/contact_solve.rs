@@ -717,7 +717,6 @@ mod tests {
             static_softness: Softness::RIGID,
             max_push_velocity: 3.0,
             restitution_threshold: 1.0,
-            max_linear_speed: 100.0,
             max_angular_speed: 100.0,
         }
     }

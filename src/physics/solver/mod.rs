@@ -174,7 +174,6 @@ pub(crate) struct StepContext {
     pub max_push_velocity: f32,
     /// Normal approach speed above which restitution applies, m/s.
     pub restitution_threshold: f32,
-    pub max_linear_speed: f32,
     pub max_angular_speed: f32,
 }
 

@@ -169,7 +169,6 @@ mod tests {
             static_softness: Softness::new(90.0, 10.0, h),
             max_push_velocity: 3.0,
             restitution_threshold: 0.5,
-            max_linear_speed: 100.0,
             max_angular_speed: 100.0,
         }
     }

@@ -52,17 +52,26 @@ pub enum SpawnShape {
     Prism,
     /// A random-looking gem (hull of a point cloud).
     Hull,
+    /// Two balls on a bar (compound: three colliders).
+    Dumbbell,
+    /// A table top on four legs (compound: five boxes).
+    Table,
+    /// Two bars at a right angle (compound: two boxes).
+    LShape,
 }
 
 impl SpawnShape {
     /// All, in menu order.
-    pub const ALL: [SpawnShape; 6] = [
+    pub const ALL: [SpawnShape; 9] = [
         SpawnShape::Sphere,
         SpawnShape::Box,
         SpawnShape::Capsule,
         SpawnShape::Pyramid,
         SpawnShape::Prism,
         SpawnShape::Hull,
+        SpawnShape::Dumbbell,
+        SpawnShape::Table,
+        SpawnShape::LShape,
     ];
 
     /// Menu label.
@@ -74,14 +83,66 @@ impl SpawnShape {
             SpawnShape::Pyramid => "Pyramid",
             SpawnShape::Prism => "Prism",
             SpawnShape::Hull => "Hull",
+            SpawnShape::Dumbbell => "Dumbbell",
+            SpawnShape::Table => "Table",
+            SpawnShape::LShape => "L-shape",
         }
     }
 
-    /// The shape with characteristic size `size` (m), or why that size cannot be used (the
-    /// shape's own limits apply too, when the body is made).
-    pub fn shape(self, size: f32) -> Result<Shape, String> {
+    /// The colliders' shapes with their places in the body (offset, rotation) at
+    /// characteristic size `size` (m): one for a simple shape, several for a compound one,
+    /// whose mass, centre of mass and inertia the engine sums. Or why that size cannot be
+    /// used.
+    pub fn parts(self, size: f32) -> Result<Vec<(Shape, Vec3, Quat)>, String> {
         check_size("spawn size", size)?;
         let s = size;
+        let at = |shape: Shape, x: f32, y: f32, z: f32| (shape, Vec3::new(x, y, z), Quat::IDENTITY);
+        Ok(match self {
+            SpawnShape::Dumbbell => vec![
+                at(Shape::sphere(0.6 * s), -1.2 * s, 0.0, 0.0),
+                at(Shape::sphere(0.6 * s), 1.2 * s, 0.0, 0.0),
+                // The bar: a capsule (along its own y) turned to lie along x.
+                (
+                    Shape::capsule(1.0 * s, 0.2 * s),
+                    Vec3::ZERO,
+                    Quat::from_rotation_z(std::f32::consts::FRAC_PI_2),
+                ),
+            ],
+            SpawnShape::Table => {
+                let leg = Shape::cuboid(Vec3::new(0.08 * s, 0.45 * s, 0.08 * s));
+                let mut parts = vec![at(
+                    Shape::cuboid(Vec3::new(1.2 * s, 0.1 * s, 0.8 * s)),
+                    0.0,
+                    0.55 * s,
+                    0.0,
+                )];
+                for (x, z) in [(1.0, 0.6), (-1.0, 0.6), (1.0, -0.6), (-1.0, -0.6)] {
+                    parts.push(at(leg.clone(), x * s, 0.0, z * s));
+                }
+                parts
+            }
+            SpawnShape::LShape => vec![
+                at(
+                    Shape::cuboid(Vec3::new(1.0 * s, 0.25 * s, 0.25 * s)),
+                    0.0,
+                    0.0,
+                    0.0,
+                ),
+                at(
+                    Shape::cuboid(Vec3::new(0.25 * s, 0.75 * s, 0.25 * s)),
+                    -0.75 * s,
+                    1.0 * s,
+                    0.0,
+                ),
+            ],
+            simple => vec![(simple.simple_shape(s)?, Vec3::ZERO, Quat::IDENTITY)],
+        })
+    }
+
+    /// The shape of a one-collider preset with characteristic size `size` (m), already
+    /// checked, or why that size cannot be used (the shape's own limits apply too, when the
+    /// body is made).
+    fn simple_shape(self, s: f32) -> Result<Shape, String> {
         let hull = |built: Result<ConvexHull, HullError>| {
             built
                 .map(|h| Shape::ConvexHull(Arc::new(h)))
@@ -89,6 +150,9 @@ impl SpawnShape {
         };
         Ok(match self {
             SpawnShape::Sphere => Shape::sphere(s),
+            SpawnShape::Dumbbell | SpawnShape::Table | SpawnShape::LShape => {
+                return Err(format!("{} is made of several shapes", self.label()));
+            }
             SpawnShape::Box => Shape::cuboid(Vec3::splat(s)),
             SpawnShape::Capsule => Shape::capsule(s, 0.6 * s),
             SpawnShape::Pyramid => hull(ConvexHull::try_square_pyramid(s, 1.6 * s))?,
@@ -451,8 +515,8 @@ impl Sandbox {
     /// Spawns the configured shape at `position` with `velocity`; selects it.
     pub fn spawn_at(&mut self, position: Vec3, velocity: Vec3) -> Option<BodyHandle> {
         let s = &self.spawn;
-        let shape = match s.shape.shape(s.size) {
-            Ok(shape) => shape,
+        let parts = match s.shape.parts(s.size) {
+            Ok(parts) => parts,
             Err(e) => {
                 self.error = Some(format!("cannot spawn: {e}"));
                 return None;
@@ -460,18 +524,24 @@ impl Sandbox {
         };
         // Out-of-range values typed into the spawner are refused by the body's validation,
         // with the field's name, not clamped here.
-        let collider = ColliderDef::new(shape)
-            .with_density(s.density)
-            .with_friction(s.friction)
-            .with_restitution(s.restitution)
-            .with_rolling_resistance(0.01 * s.size);
+        let colliders: Vec<ColliderDef> = parts
+            .into_iter()
+            .map(|(shape, offset, rotation)| {
+                ColliderDef::new(shape)
+                    .with_local_pose(offset, rotation)
+                    .with_density(s.density)
+                    .with_friction(s.friction)
+                    .with_restitution(s.restitution)
+                    .with_rolling_resistance(0.01 * s.size)
+            })
+            .collect();
         let def = BodyDef {
             position,
             rotation: Quat::from_euler(EulerRot::XYZ, 0.3, 0.7, 0.1),
             linear_velocity: velocity,
             ..BodyDef::default()
         };
-        match self.world.create_body_with_colliders(def, &[collider]) {
+        match self.world.create_body_with_colliders(def, &colliders) {
             Ok((handle, _)) => {
                 self.spawned += 1;
                 let name = format!("{} {}", s.shape.label().to_lowercase(), self.spawned);
@@ -748,6 +818,57 @@ mod tests {
             assert!(
                 s.spawn_at(Vec3::new(0.0, 3.0, 0.0), Vec3::ZERO).is_some(),
                 "{shape:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn compound_presets_sum_their_parts() {
+        // Size 1, density 1. The L-shape: a bar 2 × 0.5 × 0.5 (0.5 m³) at the origin and a
+        // post 0.5 × 1.5 × 0.5 (0.375 m³) centred at (−0.75, 1, 0): mass 0.875 kg, centre of
+        // mass (−0.75·0.375, 1·0.375, 0)/0.875 in the body frame. The table: a top
+        // 2.4 × 0.2 × 1.6 (0.768 m³) and four legs 0.16 × 0.9 × 0.16 (0.02304 m³ each). The
+        // dumbbell: two balls of radius 0.6 and a capsule of half height 1 and radius 0.2,
+        // 2·(4/3)π·0.6³ + π·0.2²·2 + (4/3)π·0.2³, symmetric about its centre.
+        use std::f32::consts::PI;
+        let path = temp_file("compound.ron", TWO_BOXES);
+        let mut s = sandbox_on(&path);
+        s.spawn.size = 1.0;
+        s.spawn.density = 1.0;
+        let expected = [
+            (
+                SpawnShape::LShape,
+                2,
+                0.875,
+                Vec3::new(-0.75 * 0.375 / 0.875, 0.375 / 0.875, 0.0),
+            ),
+            (
+                SpawnShape::Table,
+                5,
+                0.768 + 4.0 * 0.02304,
+                Vec3::new(0.0, 0.55 * 0.768 / (0.768 + 4.0 * 0.02304), 0.0),
+            ),
+            (
+                SpawnShape::Dumbbell,
+                3,
+                2.0 * 4.0 / 3.0 * PI * 0.216 + PI * 0.04 * 2.0 + 4.0 / 3.0 * PI * 0.008,
+                Vec3::ZERO,
+            ),
+        ];
+        for (shape, colliders, mass, center) in expected {
+            s.spawn.shape = shape;
+            let h = s.spawn_at(Vec3::new(0.0, 3.0, 0.0), Vec3::ZERO).unwrap();
+            let body = s.world.body(h).unwrap();
+            assert_eq!(s.world.body_colliders(h).count(), colliders, "{shape:?}");
+            assert!(
+                (body.mass() - mass).abs() < 1e-4 * mass,
+                "{shape:?}: {} kg, expected {mass}",
+                body.mass()
+            );
+            let local = body.local_center_of_mass();
+            assert!(
+                (local - center).length() < 1e-4,
+                "{shape:?}: centre {local}, expected {center}"
             );
         }
     }

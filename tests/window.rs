@@ -319,8 +319,8 @@ fn bad_values_typed_into_the_panel_are_refused_with_a_message() {
     assert_eq!(state["world"]["steps"], 30);
 
     // A spawn size of infinity, then Throw: refused, nothing spawned.
-    let mut events = type_into(3, (183.0, 368.0), "inf");
-    events.extend(click(10, (140.0, 473.0)));
+    let mut events = type_into(3, (183.0, 228.0), "inf");
+    events.extend(click(10, (144.0, 333.0)));
     let Some(state) = scripted("typed-size", scene.to_str().unwrap(), &events, 30, &[]) else {
         return;
     };
@@ -384,7 +384,7 @@ fn load_on_a_broken_file_keeps_the_scene_running_and_shows_the_error() {
     .unwrap();
     // Click the load path field (it reads "scenes/"), erase it, type the path, click Load.
     let mut events = vec![
-        at(3, "MouseMove(120.0, 270.0)"),
+        at(3, "MouseMove(120.0, 388.0)"),
         at(4, "ButtonDown(Left)"),
         at(5, "ButtonUp(Left)"),
     ];
@@ -393,7 +393,7 @@ fn load_on_a_broken_file_keeps_the_scene_running_and_shows_the_error() {
     }
     events.push(at(13, &format!("Text({:?})", broken.display().to_string())));
     events.extend([
-        at(14, "MouseMove(238.0, 270.0)"),
+        at(14, "MouseMove(238.0, 388.0)"),
         at(15, "ButtonDown(Left)"),
         at(16, "ButtonUp(Left)"),
     ]);

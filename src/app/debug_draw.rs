@@ -9,6 +9,8 @@ use crate::physics::{Isometry, Shape, World};
 
 /// Collider wireframes.
 pub const COLLIDERS: Color = Color::new(0.1, 0.1, 0.12, 0.9);
+/// Sensors' edges (always drawn: their fill is see-through).
+pub const SENSORS: Color = Color::new(0.95, 0.95, 0.85, 0.6);
 /// Touching colliders (fill, or outline while the island colours are on).
 pub const TOUCHING: Color = Color::new(0.95, 0.15, 0.12, 1.0);
 /// Tight AABBs.

@@ -7,6 +7,7 @@
 mod camera;
 mod controls;
 mod debug_draw;
+mod events;
 mod grab;
 mod input;
 mod render;

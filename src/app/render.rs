@@ -87,6 +87,9 @@ void main() {
 }
 "#;
 
+/// Direction towards the light (not normalised: the shader does it).
+const LIGHT_DIR: Vec4 = Vec4::new(0.35, 0.8, 0.55, 0.0);
+
 /// How opaque the parts of debug overlays hidden behind solids are drawn.
 pub const HIDDEN_OVERLAY_ALPHA: f32 = 0.45;
 
@@ -201,6 +204,8 @@ impl Template {
 /// The solid renderer.
 pub struct Renderer {
     material: Material,
+    /// The lit material without depth writes, for sensors (drawn after the solids).
+    translucent: Material,
     overlay: Material,
     cube: Template,
     sphere: Template,
@@ -238,6 +243,21 @@ impl Renderer {
             },
         )
         .map_err(|e| format!("cannot compile the lit shader: {e:?}"))?;
+        let translucent = load_material(
+            ShaderSource::Glsl {
+                vertex: VERTEX_SHADER,
+                fragment: FRAGMENT_SHADER,
+            },
+            MaterialParams {
+                pipeline_params: PipelineParams {
+                    depth_write: false,
+                    ..pipeline_params
+                },
+                uniforms: vec![UniformDesc::new("LightDir", UniformType::Float4)],
+                ..Default::default()
+            },
+        )
+        .map_err(|e| format!("cannot compile the translucent shader: {e:?}"))?;
         // Debug lines seen through solids: no depth test, no depth writes, faded.
         let overlay = load_material(
             ShaderSource::Glsl {
@@ -260,6 +280,7 @@ impl Renderer {
         .map_err(|e| format!("cannot compile the overlay shader: {e:?}"))?;
         Ok(Self {
             material,
+            translucent,
             overlay,
             cube: Template::cube(),
             sphere: Template::capsule(0.0, 1.0, 18, 12),
@@ -279,8 +300,14 @@ impl Renderer {
     pub fn begin(&mut self) {
         self.triangles = 0;
         gl_use_material(&self.material);
-        self.material
-            .set_uniform("LightDir", Vec4::new(0.35, 0.8, 0.55, 0.0));
+        self.material.set_uniform("LightDir", LIGHT_DIR);
+    }
+
+    /// Starts drawing see-through shapes (sensors), after the solids: lit like them, blended
+    /// by their colour's alpha, and hiding nothing behind them. End with [`Renderer::end`].
+    pub fn begin_translucent(&mut self) {
+        gl_use_material(&self.translucent);
+        self.translucent.set_uniform("LightDir", LIGHT_DIR);
     }
 
     /// Draws `lines` twice (they must be lines only: `draw_line_3d`): faded through everything (so lines inside or behind bodies show),

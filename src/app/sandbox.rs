@@ -257,6 +257,8 @@ pub struct Sandbox {
     spawned: usize,
     /// The recent history, for rewinding (see `timeline.rs`).
     pub timeline: Timeline,
+    /// The last contact and sensor events (see `events.rs`).
+    pub events: super::events::EventLog,
     /// Edited since the timeline last heard of it (see [`Sandbox::commit_edits`]).
     edited: bool,
 }
@@ -288,6 +290,7 @@ impl Sandbox {
             watched_mtime,
             spawned: 0,
             timeline,
+            events: super::events::EventLog::default(),
             edited: false,
         }
     }
@@ -310,6 +313,7 @@ impl Sandbox {
         self.accumulator = 0.0;
         self.error = None;
         self.timeline.reset(&self.world, &self.meta, self.timestep);
+        self.events.clear();
         self.edited = false;
     }
 
@@ -418,6 +422,7 @@ impl Sandbox {
             }
         }
         self.world.step(self.timestep);
+        self.events.record(&self.world, &self.meta);
         self.timeline.after_step(&self.world, &self.meta);
     }
 

@@ -23,8 +23,8 @@ pub fn panels(ctx: &egui::Context, sandbox: &mut Sandbox, view: &mut View) {
             header(ui, sandbox);
             let scroll = egui::ScrollArea::vertical().show(ui, |ui| {
                 simulation(ui, sandbox);
-                scene(ui, sandbox, view);
                 spawn(ui, sandbox, view);
+                scene(ui, sandbox, view);
                 debug_layers(ui, view);
             });
             view.panel_scroll = scroll.state.offset.y;
@@ -36,6 +36,7 @@ pub fn panels(ctx: &egui::Context, sandbox: &mut Sandbox, view: &mut View) {
             egui::ScrollArea::vertical().show(ui, |ui| {
                 object(ui, sandbox, view);
                 stats(ui, sandbox, view);
+                events(ui, sandbox);
                 stress(ui, sandbox, view);
             });
         });
@@ -274,17 +275,6 @@ fn scene(ui: &mut Ui, sandbox: &mut Sandbox, view: &mut View) {
                 })
                 .unwrap_or_default();
             files.sort();
-            ui.horizontal_wrapped(|ui| {
-                for file in &files {
-                    let name = file
-                        .file_stem()
-                        .map(|s| s.to_string_lossy().to_string())
-                        .unwrap_or_default();
-                    if ui.small_button(name).clicked() {
-                        sandbox.load(file);
-                    }
-                }
-            });
             ui.horizontal(|ui| {
                 ui.add(egui::TextEdit::singleline(&mut view.load_path).desired_width(180.0));
                 if ui.button("Load").clicked() {
@@ -330,6 +320,19 @@ fn scene(ui: &mut Ui, sandbox: &mut Sandbox, view: &mut View) {
                     .small()
                     .weak(),
             );
+            // The shipped scenes, one click each. Last in the section, so the list can grow
+            // without moving anything above it (the window tests click at fixed places).
+            ui.horizontal_wrapped(|ui| {
+                for file in &files {
+                    let name = file
+                        .file_stem()
+                        .map(|s| s.to_string_lossy().to_string())
+                        .unwrap_or_default();
+                    if ui.small_button(name).clicked() {
+                        sandbox.load(file);
+                    }
+                }
+            });
         });
 }
 
@@ -643,6 +646,56 @@ fn stats(ui: &mut Ui, sandbox: &Sandbox, view: &View) {
 }
 
 /// The stress test button, its result and the FPS-by-bodies plot.
+/// The event log: the last contact and sensor events, filterable by kind, and how many
+/// times each sensor was entered.
+fn events(ui: &mut Ui, sandbox: &mut Sandbox) {
+    // Open at first in a scene with sensors (their events are what it is for).
+    let sensors = sandbox.world.colliders().any(|(_, c)| c.is_sensor());
+    let log = &mut sandbox.events;
+    egui::CollapsingHeader::new(format!("Events ({})", log.total))
+        .id_salt("events")
+        .default_open(sensors)
+        .show(ui, |ui| {
+            ui.horizontal_wrapped(|ui| {
+                for ((_, label), on) in super::events::KINDS.iter().zip(log.show.iter_mut()) {
+                    ui.checkbox(on, *label);
+                }
+            });
+            for (sensor, count) in &log.entered {
+                ui.label(format!("{sensor}: entered {count} times"));
+            }
+            if log.lines.is_empty() {
+                ui.label(
+                    RichText::new("No contact or sensor has begun or ended yet.")
+                        .small()
+                        .weak(),
+                );
+            }
+            egui::ScrollArea::vertical()
+                .id_salt("event-lines")
+                .max_height(160.0)
+                .show(ui, |ui| {
+                    for line in log.shown().take(60) {
+                        let speed = line
+                            .approach_speed
+                            .map(|v| format!(" at {v:.2} m/s"))
+                            .unwrap_or_default();
+                        ui.label(
+                            RichText::new(format!(
+                                "{:>6}  {}  {} · {}{speed}",
+                                line.step,
+                                line.kind.replace('_', " "),
+                                line.a,
+                                line.b
+                            ))
+                            .monospace()
+                            .small(),
+                        );
+                    }
+                });
+        });
+}
+
 fn stress(ui: &mut Ui, sandbox: &mut Sandbox, view: &mut View) {
     egui::CollapsingHeader::new("Stress test")
         .default_open(true)

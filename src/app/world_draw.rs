@@ -10,6 +10,9 @@ use super::sandbox::Sandbox;
 use super::View;
 use crate::physics::{BodyType, Shape};
 
+/// Opacity of sensors (0–255): see-through, so what they hold shows.
+const SENSOR_ALPHA: u8 = 70;
+
 /// Half size of the drawn ground square, m.
 const GROUND_HALF_SIZE: f32 = 60.0;
 
@@ -35,6 +38,8 @@ pub fn draw_world(sandbox: &Sandbox, view: &View, renderer: &mut Renderer) {
     };
 
     let mut touching_outlines = Vec::new();
+    // Sensors are drawn see-through after every solid.
+    let mut sensors = Vec::new();
     renderer.begin();
     for (handle, body) in world.bodies() {
         let mut rgb = sandbox.body_color(handle);
@@ -78,6 +83,10 @@ pub fn draw_world(sandbox: &Sandbox, view: &View, renderer: &mut Renderer) {
                 (color[2] * 255.0) as u8,
                 255,
             ];
+            if collider.is_sensor() {
+                sensors.push((ch, [rgba[0], rgba[1], rgba[2], SENSOR_ALPHA]));
+                continue;
+            }
             match collider.shape() {
                 Shape::Plane { normal } => renderer.ground(
                     &collider.world_pose(),
@@ -90,6 +99,15 @@ pub fn draw_world(sandbox: &Sandbox, view: &View, renderer: &mut Renderer) {
         }
     }
     renderer.end();
+    if !sensors.is_empty() {
+        renderer.begin_translucent();
+        for &(ch, rgba) in &sensors {
+            if let Some(c) = world.collider(ch) {
+                renderer.shape(c.shape(), &c.world_pose(), rgba);
+            }
+        }
+        renderer.end();
+    }
 
     // Ground grid on horizontal planes (drawn just above to avoid z-fighting).
     for (_, c) in world.colliders() {
@@ -109,6 +127,10 @@ pub fn draw_world(sandbox: &Sandbox, view: &View, renderer: &mut Renderer) {
 fn draw_layers(sandbox: &Sandbox, view: &View, touching_outlines: &[u32]) {
     let world = &sandbox.world;
     let layers = view.layers;
+    // Sensors' edges, so their extent reads through the tint.
+    for (_, c) in world.colliders().filter(|(_, c)| c.is_sensor()) {
+        debug_draw::wireframe(c.shape(), &c.world_pose(), debug_draw::SENSORS);
+    }
     for &index in touching_outlines {
         if let Some(c) = world
             .collider_handle_at(index)

@@ -161,6 +161,41 @@ pub struct Stats {
     pub steps: u32,
     /// Triangles drawn in the last frame.
     pub triangles: usize,
+    /// CPU time of drawing the world in the last frame (instances built and submitted,
+    /// debug layers), ms.
+    pub render_ms: f32,
+    /// Of which building the instance lists, ms.
+    pub render_build_ms: f32,
+    /// Sums over the frames after the first [`WARMUP_FRAMES`], for the means a `--frames`
+    /// run reports: (frames, frame ms, render ms, build ms).
+    pub sums: (u32, f64, f64, f64),
+}
+
+/// Frames left out of the means a `--frames` run reports (start-up, first uploads).
+const WARMUP_FRAMES: u64 = 10;
+
+impl Stats {
+    /// Records the world's drawing time of frame number `frame`.
+    fn record_render(&mut self, frame: u64, frame_dt: f32, render_ms: f32, build_ms: f32) {
+        self.render_ms = render_ms;
+        self.render_build_ms = build_ms;
+        if frame >= WARMUP_FRAMES {
+            let s = &mut self.sums;
+            *s = (
+                s.0 + 1,
+                s.1 + frame_dt as f64 * 1000.0,
+                s.2 + render_ms as f64,
+                s.3 + build_ms as f64,
+            );
+        }
+    }
+
+    /// Mean frame, render and build ms over the frames after the warm-up (0 before any).
+    pub fn means(&self) -> [f64; 3] {
+        let (n, frame, render, build) = self.sums;
+        let n = (n as f64).max(1.0);
+        [frame / n, render / n, build / n]
+    }
 }
 
 impl Stats {
@@ -333,8 +368,12 @@ async fn main_loop(checked: Checked, mut sandbox: Sandbox) -> Result<(), CliErro
         // The 3D view.
         clear_background(Color::new(0.70, 0.78, 0.88, 1.0));
         set_camera(&view.camera.camera3d());
+        let drawing = std::time::Instant::now();
         world_draw::draw_world(&sandbox, &view, &mut renderer);
+        let render_ms = drawing.elapsed().as_secs_f32() * 1000.0;
         view.stats.triangles = renderer.triangles;
+        view.stats
+            .record_render(frame, frame_dt, render_ms, renderer.build_ms);
         set_default_camera();
         input.draw_ui();
 
@@ -368,8 +407,9 @@ fn finish(
             ))
         })?;
         get_screen_data().export_png(&path.display().to_string());
+        let [frame_ms, render_ms, build_ms] = view.stats.means();
         println!(
-            "screenshot: {} ({} frames, {} bodies)",
+            "screenshot: {} ({} frames, {} bodies; mean frame {frame_ms:.1} ms, drawing the world {render_ms:.2} ms CPU of which building instances {build_ms:.2} ms)",
             path.display(),
             frame,
             sandbox.world.body_count()
@@ -386,6 +426,9 @@ fn finish(
             "selected": sandbox.selected.map(|h| sandbox.body_name(h)),
             "grabbing": sandbox.grab.is_some(),
             "panel_scroll": view.panel_scroll,
+            "frame_ms": view.stats.means()[0],
+            "render_cpu_ms": view.stats.means()[1],
+            "render_build_ms": view.stats.means()[2],
             "timeline": {
                 "oldest": sandbox.timeline.oldest(),
                 "head": sandbox.timeline.head(),

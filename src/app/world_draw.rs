@@ -40,7 +40,7 @@ pub fn draw_world(sandbox: &Sandbox, view: &View, renderer: &mut Renderer) {
     let mut touching_outlines = Vec::new();
     // Sensors are drawn see-through after every solid.
     let mut sensors = Vec::new();
-    renderer.begin();
+    renderer.begin(&view.camera.camera3d());
     for (handle, body) in world.bodies() {
         let mut rgb = sandbox.body_color(handle);
         // A slight per-body shade so bodies sharing a colour (a stack, a pyramid) read as
@@ -98,16 +98,13 @@ pub fn draw_world(sandbox: &Sandbox, view: &View, renderer: &mut Renderer) {
             }
         }
     }
-    renderer.end();
-    if !sensors.is_empty() {
-        renderer.begin_translucent();
-        for &(ch, rgba) in &sensors {
-            if let Some(c) = world.collider(ch) {
-                renderer.shape(c.shape(), &c.world_pose(), rgba);
-            }
+    renderer.begin_translucent();
+    for &(ch, rgba) in &sensors {
+        if let Some(c) = world.collider(ch) {
+            renderer.shape(c.shape(), &c.world_pose(), rgba);
         }
-        renderer.end();
     }
+    renderer.end();
 
     // Ground grid on horizontal planes (drawn just above to avoid z-fighting).
     for (_, c) in world.colliders() {

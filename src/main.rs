@@ -58,6 +58,10 @@ struct Cli {
     /// Window size in pixels, WIDTHxHEIGHT (default 1400x860).
     #[arg(long, value_name = "WxH", value_parser = parse_size)]
     size: Option<(u32, u32)>,
+
+    /// Start with the soft contact shadows off (the Shadows box in the panel).
+    #[arg(long)]
+    no_shadows: bool,
 }
 
 /// Parses a window size such as `1000x600`.
@@ -176,6 +180,7 @@ fn open_window(cli: Cli) -> Result<(), CliError> {
         script: cli.script,
         dump_state: cli.dump_state,
         size: cli.size,
+        no_shadows: cli.no_shadows,
     })
 }
 

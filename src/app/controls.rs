@@ -9,7 +9,7 @@ use super::input::InputState;
 use super::sandbox::Sandbox;
 use super::View;
 use crate::physics::aabb::Aabb;
-use crate::physics::{BodyHandle, BodyType, Shape, World};
+use crate::physics::{BodyHandle, BodyType, Collider, Shape, World};
 
 /// How the current mouse press is being used, decided when it starts.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -165,8 +165,19 @@ fn pick(sandbox: &mut Sandbox, view: &mut View, mouse: Vec2) {
 /// Static colliders wider than this both ways are ground, not something to look at, m.
 const GROUND_WIDTH: f32 = 30.0;
 
-/// The top of the scene's ground: the highest upward-facing static plane, or else the top of
-/// the highest static collider wider than [`GROUND_WIDTH`] both ways; None without either.
+/// Whether a static collider is ground: an upward-facing plane, or a collider wider than
+/// [`GROUND_WIDTH`] both ways.
+pub fn is_ground(c: &Collider) -> bool {
+    if let Shape::Plane { normal } = c.shape() {
+        (c.world_pose().rotation * *normal).y > 0.999
+    } else {
+        let size = c.aabb().max - c.aabb().min;
+        size.x > GROUND_WIDTH && size.z > GROUND_WIDTH
+    }
+}
+
+/// The top of the scene's ground (see [`is_ground`]): the highest upward-facing static plane,
+/// or else the top of the highest wide static collider; None without either.
 pub fn scene_floor(world: &World) -> Option<f32> {
     let mut planes: Option<f32> = None;
     let mut slabs: Option<f32> = None;
@@ -175,20 +186,15 @@ pub fn scene_floor(world: &World) -> Option<f32> {
             .collider_body(handle)
             .and_then(|b| world.body(b))
             .is_some_and(|b| b.body_type() == BodyType::Static);
-        if !is_static {
+        if !is_static || !is_ground(c) {
             continue;
         }
-        let pose = c.world_pose();
-        if let Shape::Plane { normal } = c.shape() {
-            if (pose.rotation * *normal).y > 0.999 {
-                planes = Some(planes.map_or(pose.translation.y, |y| y.max(pose.translation.y)));
-            }
+        if let Shape::Plane { .. } = c.shape() {
+            let y = c.world_pose().translation.y;
+            planes = Some(planes.map_or(y, |p| p.max(y)));
         } else {
-            let b = c.aabb();
-            let size = b.max - b.min;
-            if size.x > GROUND_WIDTH && size.z > GROUND_WIDTH {
-                slabs = Some(slabs.map_or(b.max.y, |y| y.max(b.max.y)));
-            }
+            let top = c.aabb().max.y;
+            slabs = Some(slabs.map_or(top, |s| s.max(top)));
         }
     }
     planes.or(slabs)

@@ -59,6 +59,8 @@ pub struct AppOptions {
     pub dump_state: Option<PathBuf>,
     /// Window size in pixels (default 1400 × 860).
     pub size: Option<(u32, u32)>,
+    /// Start with the soft contact shadows off.
+    pub no_shadows: bool,
 }
 
 /// The checked options.
@@ -229,6 +231,8 @@ pub struct View {
     pub camera: OrbitCamera,
     /// Debug layers.
     pub layers: Layers,
+    /// Soft contact shadows under the moving bodies.
+    pub shadows: bool,
     /// The stress test.
     pub stress: StressTest,
     /// Timings.
@@ -260,6 +264,7 @@ async fn main_loop(checked: Checked, mut sandbox: Sandbox) -> Result<(), CliErro
     let mut view = View {
         camera: OrbitCamera::from_desc(&sandbox.scene_camera),
         layers,
+        shadows: !options.no_shadows,
         stress: StressTest::default(),
         stats: Stats::default(),
         click_point: None,

@@ -538,6 +538,8 @@ fn debug_layers(ui: &mut Ui, view: &mut View) {
                 ui.checkbox(&mut l.centers, "centres of mass");
                 ui.checkbox(&mut l.islands, "islands");
                 ui.end_row();
+                ui.checkbox(&mut view.shadows, "shadows");
+                ui.end_row();
             });
             // The legend of the layers that are on. Lines behind bodies show faded.
             let flags = l.flags();

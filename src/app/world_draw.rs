@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use macroquad::prelude::*;
 
 use super::debug_draw;
-use super::render::Renderer;
+use super::render::{Layer, Renderer};
 use super::sandbox::Sandbox;
 use super::View;
 use crate::physics::{BodyType, Shape};
@@ -67,6 +67,13 @@ pub fn draw_world(sandbox: &Sandbox, view: &View, renderer: &mut Renderer) {
             let Some(collider) = world.collider(ch) else {
                 continue;
             };
+            renderer.set_layer(if body.body_type() != BodyType::Static {
+                Layer::Moving
+            } else if super::controls::is_ground(collider) {
+                Layer::Floor
+            } else {
+                Layer::Fixed
+            });
             let mut color = rgb;
             // Static bodies (floors, walls) touch everything; tinting them would hide the rest.
             // With the island colours on, touching shows as a red outline instead of a fill.
@@ -98,7 +105,10 @@ pub fn draw_world(sandbox: &Sandbox, view: &View, renderer: &mut Renderer) {
             }
         }
     }
-    renderer.begin_translucent();
+    if view.shadows {
+        draw_shadows(world, renderer);
+    }
+    renderer.set_layer(Layer::SeeThrough);
     for &(ch, rgba) in &sensors {
         if let Some(c) = world.collider(ch) {
             renderer.shape(c.shape(), &c.world_pose(), rgba);
@@ -118,6 +128,78 @@ pub fn draw_world(sandbox: &Sandbox, view: &View, renderer: &mut Renderer) {
     }
 
     renderer.overlay(|| draw_layers(sandbox, view, &touching_outlines));
+}
+
+/// Fainter shadows than this (bodies more than about six times their size above the floor)
+/// are left out: nearly invisible, they would still cost their whole spread-out area in fill
+/// (on a software OpenGL, a tall pyramid's upper rows cost more than everything else).
+const MIN_SHADOW_OPACITY: f32 = 0.03;
+
+/// Soft contact shadows of the moving bodies on the scene's floor (see
+/// `controls::scene_floor`): a blob straight under each body's bounds that spreads and fades
+/// as the body rises, so where a falling body will land, and how high it is, read at a glance.
+/// Shadows are drawn on the floor only, so a body over a ramp, a table or any other static
+/// collider (its box holds the body's centre in x–z and its top is below the body) casts none.
+fn draw_shadows(world: &crate::physics::World, renderer: &mut Renderer) {
+    let Some(floor) = super::controls::scene_floor(world) else {
+        return;
+    };
+    let mut shelves = Vec::new();
+    for (handle, body) in world.bodies() {
+        if body.body_type() != BodyType::Static {
+            continue;
+        }
+        shelves.extend(
+            world
+                .body_colliders(handle)
+                .filter_map(|c| world.collider(c))
+                .filter(|c| !c.is_sensor() && !super::controls::is_ground(c))
+                .filter(|c| !matches!(c.shape(), Shape::Plane { .. }))
+                .map(|c| c.aabb()),
+        );
+    }
+    for (handle, body) in world.bodies() {
+        if body.body_type() == BodyType::Static {
+            continue;
+        }
+        let Some(bounds) = world
+            .body_colliders(handle)
+            .filter_map(|c| world.collider(c))
+            .filter(|c| !c.is_sensor())
+            .map(|c| c.aabb())
+            .reduce(|a, b| a.union(&b))
+        else {
+            continue;
+        };
+        let height = bounds.min.y - floor;
+        if height < -0.05 {
+            // Below the floor: nothing to cast onto.
+            continue;
+        }
+        let centre = bounds.center();
+        let over_a_shelf = shelves.iter().any(|s| {
+            (s.min.x..=s.max.x).contains(&centre.x)
+                && (s.min.z..=s.max.z).contains(&centre.z)
+                && s.max.y <= bounds.min.y + 0.05
+        });
+        if over_a_shelf {
+            continue;
+        }
+        let half = bounds.half_extents();
+        let footprint = Vec2::new(half.x, half.z);
+        let size = footprint.max_element().max(0.05);
+        // Height in body sizes: the shadow spreads and fades with it.
+        let rise = height.max(0.0) / size;
+        let opacity = 0.5 / (1.0 + 0.5 * rise).powi(2);
+        if opacity < MIN_SHADOW_OPACITY {
+            continue;
+        }
+        renderer.shadow(
+            Vec3::new(centre.x, floor + 0.001, centre.z),
+            footprint * (1.6 + 0.25 * rise),
+            opacity,
+        );
+    }
 }
 
 /// The debug layers, the selection, the held point and the spawn point (lines only).

@@ -25,11 +25,27 @@ use mesh::Template;
 
 const INSTANCED_VERTEX_SHADER: &str = include_str!("../../../assets/shaders/instanced.vert");
 const LIT_FRAGMENT_SHADER: &str = include_str!("../../../assets/shaders/lit.frag");
+const SHADOW_VERTEX_SHADER: &str = include_str!("../../../assets/shaders/shadow.vert");
+const SHADOW_FRAGMENT_SHADER: &str = include_str!("../../../assets/shaders/shadow.frag");
 const OVERLAY_VERTEX_SHADER: &str = include_str!("../../../assets/shaders/overlay.vert");
 const OVERLAY_FRAGMENT_SHADER: &str = include_str!("../../../assets/shaders/overlay.frag");
 
 /// How opaque the parts of debug overlays hidden behind solids are drawn.
 pub const HIDDEN_OVERLAY_ALPHA: f32 = 0.45;
+
+/// Where [`Renderer::shape`] puts a shape: the layers are drawn in this order, with the
+/// soft shadows right after the floor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layer {
+    /// The ground (planes, wide static slabs): what shadows fall on.
+    Floor,
+    /// The other static bodies.
+    Fixed,
+    /// Dynamic and kinematic bodies: drawn over the shadows.
+    Moving,
+    /// Sensors: blended over everything else, back to front.
+    SeeThrough,
+}
 
 /// Direction towards the light (not normalised: the shader does it).
 const LIGHT_DIR: [f32; 4] = [0.35, 0.8, 0.55, 0.0];
@@ -72,6 +88,8 @@ enum MeshKey {
     Cube,
     Sphere,
     Quad,
+    /// The unit square of the contact shadows (its own instance buffer).
+    Shadow,
     /// Half height and radius, as bits (a capsule's mesh is not a scaled sphere).
     Capsule(u32, u32),
     /// The hull's address (checked against a weak reference: a freed hull's address may be
@@ -93,14 +111,24 @@ struct GpuMesh {
 pub struct Renderer {
     opaque: Pipeline,
     translucent: Pipeline,
+    /// Soft contact shadows on the floor.
+    shadow_pipeline: Pipeline,
+    /// This frame's shadows (instances of the unit square).
+    shadows: HashMap<MeshKey, Vec<Instance>>,
+    /// Shadows drawn in the last frame.
+    pub shadow_count: usize,
     overlay: Material,
     meshes: HashMap<MeshKey, GpuMesh>,
     hulls: HashMap<usize, Weak<ConvexHull>>,
-    /// This frame's instances per mesh: solids, then see-through ones (sensors).
+    /// This frame's instances per mesh, per layer (see [`Layer`]).
+    floor: HashMap<MeshKey, Vec<Instance>>,
+    fixed: HashMap<MeshKey, Vec<Instance>>,
     solids: HashMap<MeshKey, Vec<Instance>>,
     see_through: HashMap<MeshKey, Vec<Instance>>,
-    /// True between `begin_translucent` and `end`.
-    translucent_mode: bool,
+    /// The layer the next shapes go to.
+    layer: Layer,
+    /// The eye, to draw the see-through shapes from back to front.
+    eye: Vec3,
     /// This frame's camera (`begin`): projection × view, and the viewport in pixels.
     camera: Option<(Mat4, Option<Viewport>)>,
     /// Triangles drawn in the last frame (for the stats panel).
@@ -148,9 +176,16 @@ impl Renderer {
             depth_write: true,
             cull_face: CullFace::Nothing,
             color_blend: blend,
+            // The window stays opaque: blending a shadow or a sensor must not write its alpha
+            // into the framebuffer (a screenshot would show the floor see-through there).
+            alpha_blend: Some(BlendState::new(
+                Equation::Add,
+                BlendFactor::Zero,
+                BlendFactor::One,
+            )),
             ..Default::default()
         };
-        let (opaque, translucent) = {
+        let (opaque, translucent, shadow_pipeline) = {
             let gl = unsafe { get_internal_gl() };
             let ctx = gl.quad_context;
             let info = ctx.info();
@@ -180,17 +215,39 @@ impl Renderer {
                 .map_err(|e| format!("cannot compile the lit shader: {e:?}"))?;
             let (buffers, attributes) = layout();
             let opaque = ctx.new_pipeline(&buffers, &attributes, shader, solid_params);
-            // Sensors: blended over the solids, hiding nothing behind them.
-            let translucent = ctx.new_pipeline(
+            // Sensors: blended over the solids, drawn last and back to front. They write depth
+            // because miniquad 0.4 turns the depth test off in a pipeline that does not, and
+            // a sensor behind a wall must stay hidden.
+            let translucent = ctx.new_pipeline(&buffers, &attributes, shader, solid_params);
+            let shadow_shader = ctx
+                .new_shader(
+                    RawShaderSource::Glsl {
+                        vertex: SHADOW_VERTEX_SHADER,
+                        fragment: SHADOW_FRAGMENT_SHADER,
+                    },
+                    ShaderMeta {
+                        uniforms: UniformBlockLayout {
+                            uniforms: vec![
+                                RawUniformDesc::new("Projection", RawUniformType::Mat4),
+                                RawUniformDesc::new("LightDir", RawUniformType::Float4),
+                            ],
+                        },
+                        images: vec![],
+                    },
+                )
+                .map_err(|e| format!("cannot compile the shadow shader: {e:?}"))?;
+            // Blended onto the floor before anything else is drawn over it (see `end`);
+            // miniquad 0.4 tests no depth in a pipeline that writes none.
+            let shadow_pipeline = ctx.new_pipeline(
                 &buffers,
                 &attributes,
-                shader,
+                shadow_shader,
                 PipelineParams {
                     depth_write: false,
                     ..solid_params
                 },
             );
-            (opaque, translucent)
+            (opaque, translucent, shadow_pipeline)
         };
         // Debug lines seen through solids: no depth test, no depth writes, faded.
         let overlay = load_material(
@@ -215,12 +272,18 @@ impl Renderer {
         Ok(Self {
             opaque,
             translucent,
+            shadow_pipeline,
+            shadows: HashMap::new(),
+            shadow_count: 0,
             overlay,
             meshes: HashMap::new(),
             hulls: HashMap::new(),
+            floor: HashMap::new(),
+            fixed: HashMap::new(),
             solids: HashMap::new(),
             see_through: HashMap::new(),
-            translucent_mode: false,
+            layer: Layer::Floor,
+            eye: Vec3::ZERO,
             camera: None,
             triangles: 0,
             build_ms: 0.0,
@@ -232,20 +295,41 @@ impl Renderer {
         self.triangles = 0;
         self.build_ms = 0.0;
         self.camera = Some((camera.matrix(), camera.viewport));
-        self.translucent_mode = false;
+        self.eye = camera.position;
+        self.layer = Layer::Floor;
         for list in self
-            .solids
+            .floor
             .values_mut()
+            .chain(self.fixed.values_mut())
+            .chain(self.solids.values_mut())
             .chain(self.see_through.values_mut())
+            .chain(self.shadows.values_mut())
         {
             list.clear();
         }
     }
 
-    /// What follows, up to [`Renderer::end`], is drawn see-through (sensors): lit like the
-    /// solids, blended by the colour's alpha, after them, hiding nothing behind.
-    pub fn begin_translucent(&mut self) {
-        self.translucent_mode = true;
+    /// A soft shadow on the floor: an ellipse centred at `centre` with half axes `half`
+    /// (x, z) and darkness `opacity` (0–1) in its middle.
+    pub fn shadow(&mut self, centre: Vec3, half: Vec2, opacity: f32) {
+        let started = Instant::now();
+        self.ensure_mesh(MeshKey::Shadow, Template::quad);
+        let alpha = (opacity.clamp(0.0, 1.0) * 255.0) as u8;
+        self.shadows
+            .entry(MeshKey::Shadow)
+            .or_default()
+            .push(instance(
+                Quat::IDENTITY,
+                centre,
+                Vec3::new(half.x, 1.0, half.y),
+                [20, 22, 30, alpha],
+            ));
+        self.build_ms += started.elapsed().as_secs_f32() * 1000.0;
+    }
+
+    /// Which layer the next shapes go to (see [`Layer`]).
+    pub fn set_layer(&mut self, layer: Layer) {
+        self.layer = layer;
     }
 
     /// Draws `lines` twice (they must be lines only: `draw_line_3d`): faded through
@@ -279,7 +363,23 @@ impl Renderer {
             ctx.apply_viewport(x, y, w, h);
             ctx.apply_scissor_rect(x, y, w, h);
         }
+        self.shadow_count = self.shadows.values().map(Vec::len).sum();
+        // The see-through shapes from back to front, so nearer ones blend over farther ones.
+        let eye = self.eye;
+        for list in self.see_through.values_mut() {
+            list.sort_by(|a, b| {
+                let da = (Vec3::from(a.position) - eye).length_squared();
+                let db = (Vec3::from(b.position) - eye).length_squared();
+                db.total_cmp(&da)
+            });
+        }
+        // Shadows go right after the floor they fall on, without a depth test (so no depth
+        // buffer's precision can make them flicker), and everything else is drawn after them:
+        // seen from above the floor, anything that stands over a shadow is in front of it.
         let passes = [
+            (self.opaque, &self.floor),
+            (self.shadow_pipeline, &self.shadows),
+            (self.opaque, &self.fixed),
             (self.opaque, &self.solids),
             (self.translucent, &self.see_through),
         ];
@@ -316,15 +416,16 @@ impl Renderer {
             }
         }
         ctx.end_render_pass();
-        self.translucent_mode = false;
+        self.layer = Layer::Floor;
     }
 
     /// The list this frame's next instance goes to.
     fn push(&mut self, key: MeshKey, instance: Instance) {
-        let lists = if self.translucent_mode {
-            &mut self.see_through
-        } else {
-            &mut self.solids
+        let lists = match self.layer {
+            Layer::Floor => &mut self.floor,
+            Layer::Fixed => &mut self.fixed,
+            Layer::Moving => &mut self.solids,
+            Layer::SeeThrough => &mut self.see_through,
         };
         lists.entry(key).or_default().push(instance);
     }
@@ -376,6 +477,8 @@ impl Renderer {
                 gl.quad_context.delete_buffer(buffer);
             }
         }
+        self.floor.remove(&key);
+        self.fixed.remove(&key);
         self.solids.remove(&key);
         self.see_through.remove(&key);
     }
@@ -447,7 +550,9 @@ impl Renderer {
                     .hulls
                     .get(address)
                     .is_none_or(|w| w.strong_count() == 0),
-                MeshKey::Capsule(..) => self.solids.get(k).is_none_or(Vec::is_empty),
+                MeshKey::Capsule(..) => [&self.floor, &self.fixed, &self.solids, &self.see_through]
+                    .iter()
+                    .all(|lists| lists.get(k).is_none_or(Vec::is_empty)),
                 _ => false,
             })
             .collect();

@@ -1,12 +1,15 @@
-//! The broad phase through its public API: the dynamic tree against the brute-force reference
-//! and against O(n²) loops in the test itself, with boxes moving, bouncing, stopping, jumping,
-//! appearing and disappearing; the height bound under adversarial insertion orders; box and ray
-//! queries; and run-to-run determinism. Test names start with `broad_phase_` so that
+//! The broad phase through its public API: the dynamic tree, the quadtree and the uniform grid
+//! against the brute-force reference and against O(n²) loops in the test itself, with boxes
+//! moving, bouncing, stopping, jumping, appearing and disappearing over a floor wider than the
+//! world (a huge proxy: the quadtree's root, the grid's omnipresent list); the height bound
+//! under adversarial insertion orders; box and ray queries; and run-to-run determinism. Test names start with `broad_phase_` so that
 //! `cargo test broad_phase` selects them together with the unit tests.
 
 use glam::Vec3;
 use impulse::physics::aabb::Aabb;
-use impulse::physics::broad_phase::{BroadPhase, BruteForce, DynamicTree, PairSet, ProxyId};
+use impulse::physics::broad_phase::{
+    BroadPhase, BruteForce, DynamicTree, PairSet, ProxyId, Quadtree, UniformGrid,
+};
 
 /// Side of the cube the boxes live in, m.
 const WORLD_SIZE: f32 = 50.0;
@@ -59,6 +62,8 @@ struct Body {
     falls: bool,
     tree_proxy: ProxyId,
     brute_proxy: ProxyId,
+    /// In `Scene::others`, in the same order.
+    other_proxies: Vec<ProxyId>,
 }
 
 impl Body {
@@ -95,6 +100,9 @@ struct Scene {
     bodies: Vec<Option<Body>>,
     tree: DynamicTree,
     brute: BruteForce,
+    /// The quadtree (small nodes, shallow, to exercise splitting and the depth cap) and the
+    /// grids (a given cell and an automatic one), checked against the tree's report.
+    others: Vec<Box<dyn BroadPhase>>,
     tree_pairs: PairSet,
     brute_pairs: PairSet,
     /// Highest tree height seen and re-insertions done, for the report.
@@ -109,15 +117,50 @@ impl Scene {
             bodies: Vec::new(),
             tree: DynamicTree::new(),
             brute: BruteForce::new(),
+            others: vec![
+                Box::new(Quadtree::new(5, 4)),
+                Box::new(Quadtree::default()),
+                Box::new(UniformGrid::new(Some(2.5))),
+                Box::new(UniformGrid::new(None)),
+            ],
             tree_pairs: PairSet::new(),
             brute_pairs: PairSet::new(),
             max_height: 0,
             reinsertions: 0,
         };
+        // The floor: 1000 m wide, still.
+        scene.add(
+            Vec3::new(WORLD_SIZE / 2.0, -0.5, WORLD_SIZE / 2.0),
+            Vec3::new(500.0, 0.5, 500.0),
+            Vec3::ZERO,
+            false,
+        );
         for _ in 0..count {
             scene.spawn();
         }
         scene
+    }
+
+    /// Registers a box in every broad phase.
+    fn add(&mut self, center: Vec3, half_extents: Vec3, velocity: Vec3, falls: bool) {
+        let user = self.bodies.len() as u32;
+        let tight = Aabb::from_center_half_extents(center, half_extents);
+        let tree_proxy = self.tree.create_proxy(tight, user);
+        let brute_proxy = self.brute.create_proxy(tight, user);
+        let other_proxies = self
+            .others
+            .iter_mut()
+            .map(|bp| bp.create_proxy(tight, user))
+            .collect();
+        self.bodies.push(Some(Body {
+            center,
+            half_extents,
+            velocity,
+            falls,
+            tree_proxy,
+            brute_proxy,
+            other_proxies,
+        }));
     }
 
     /// Creates a box of size 0.1..2 m per axis somewhere in the cube, with a random velocity:
@@ -128,18 +171,7 @@ impl Scene {
         let speed = if self.rng.chance(0.1) { 20.0 } else { 3.0 };
         let velocity = self.rng.vec3(-speed, speed);
         let falls = self.rng.chance(0.2);
-        let user = self.bodies.len() as u32;
-        let tight = Aabb::from_center_half_extents(center, half_extents);
-        let tree_proxy = self.tree.create_proxy(tight, user);
-        let brute_proxy = self.brute.create_proxy(tight, user);
-        self.bodies.push(Some(Body {
-            center,
-            half_extents,
-            velocity,
-            falls,
-            tree_proxy,
-            brute_proxy,
-        }));
+        self.add(center, half_extents, velocity, falls);
     }
 
     /// Destroys a random live body in both broad phases.
@@ -148,12 +180,16 @@ impl Scene {
         let body = self.bodies[user].take().expect("picked a live body");
         self.tree.destroy_proxy(body.tree_proxy);
         self.brute.destroy_proxy(body.brute_proxy);
+        for (bp, &proxy) in self.others.iter_mut().zip(&body.other_proxies) {
+            bp.destroy_proxy(proxy);
+        }
     }
 
     fn random_live_user(&mut self) -> usize {
         loop {
             let user = self.rng.index(self.bodies.len());
-            if self.bodies[user].is_some() {
+            // The floor (user 0) stays.
+            if user > 0 && self.bodies[user].is_some() {
                 return user;
             }
         }
@@ -178,6 +214,9 @@ impl Scene {
             let tree_moved = self.tree.move_proxy(body.tree_proxy, tight, displacement);
             let brute_moved = self.brute.move_proxy(body.brute_proxy, tight, displacement);
             assert_eq!(tree_moved, brute_moved, "same re-insertion decision");
+            for (bp, &proxy) in self.others.iter_mut().zip(&body.other_proxies) {
+                assert_eq!(bp.move_proxy(proxy, tight, displacement), tree_moved);
+            }
             self.reinsertions += usize::from(tree_moved);
             let fat = self.tree.fat_aabb(body.tree_proxy);
             assert_eq!(fat, self.brute.fat_aabb(body.brute_proxy), "same fat AABB");
@@ -200,6 +239,9 @@ impl Scene {
             let body = self.bodies[user].as_ref().expect("live");
             self.tree.touch_proxy(body.tree_proxy);
             self.brute.touch_proxy(body.brute_proxy);
+            for (bp, &proxy) in self.others.iter_mut().zip(&body.other_proxies) {
+                bp.touch_proxy(proxy);
+            }
         }
         self.update_pair_tables();
         self.check(step);
@@ -217,6 +259,11 @@ impl Scene {
             tree_report, brute_report,
             "tree and brute force report alike"
         );
+        for bp in &mut self.others {
+            let mut report = Vec::new();
+            bp.update_pairs(&mut |a, b| report.push((a, b)));
+            assert_eq!(report, tree_report, "{} reports like the tree", bp.name());
+        }
         assert!(
             tree_report.windows(2).all(|w| w[0] < w[1]),
             "sorted, no repeats"
@@ -297,12 +344,16 @@ impl Scene {
         self.max_height = self.max_height.max(height);
         self.tree.validate().unwrap();
         self.brute.validate().unwrap();
+        for bp in &self.others {
+            bp.validate().unwrap();
+            assert_eq!(bp.proxy_count(), n);
+        }
         self.tree_pairs.validate().unwrap();
     }
 }
 
 #[test]
-fn broad_phase_tree_matches_brute_force_on_moving_boxes() {
+fn broad_phase_tree_quadtree_and_grid_match_brute_force_on_moving_boxes() {
     let start = std::time::Instant::now();
     let mut scene = Scene::new(2024, 1000);
     for step in 0..100 {
@@ -406,46 +457,61 @@ fn broad_phase_sorted_and_collinear_insertion_keeps_height_bound() {
     }
 }
 
-/// A tree and a brute force holding the same random boxes (some moved once), plus the fat and
-/// tight boxes by user.
-fn random_pair_of_structures(
-    seed: u64,
-    count: usize,
-) -> (DynamicTree, BruteForce, Vec<Aabb>, Vec<Aabb>) {
+/// Every broad phase holding the same random boxes, plus the fat and tight boxes by user. The
+/// structures are built (`update_pairs`) and then half of the boxes move, so the quadtree and
+/// the grid answer partly from their built structure and partly from their move buffer.
+fn random_structures(seed: u64, count: usize) -> (Vec<Box<dyn BroadPhase>>, Vec<Aabb>, Vec<Aabb>) {
     let mut rng = Lcg(seed);
-    let mut tree = DynamicTree::new();
-    let mut brute = BruteForce::new();
-    let mut fat = Vec::new();
-    let mut tight = Vec::new();
+    let mut structures: Vec<Box<dyn BroadPhase>> = vec![
+        Box::new(DynamicTree::new()),
+        Box::new(BruteForce::new()),
+        Box::new(Quadtree::new(6, 4)),
+        Box::new(UniformGrid::new(None)),
+    ];
+    let mut boxes = Vec::new();
+    let mut proxies: Vec<Vec<ProxyId>> = Vec::new();
     for user in 0..count as u32 {
         let aabb = Aabb::from_center_half_extents(rng.vec3(0.0, WORLD_SIZE), rng.vec3(0.05, 1.0));
-        let t = tree.create_proxy(aabb, user);
-        let b = brute.create_proxy(aabb, user);
+        proxies.push(
+            structures
+                .iter_mut()
+                .map(|s| s.create_proxy(aabb, user))
+                .collect(),
+        );
+        boxes.push(aabb);
+    }
+    for s in &mut structures {
+        s.update_pairs(&mut |_, _| {});
+    }
+    let mut fat = Vec::new();
+    let mut tight = Vec::new();
+    for (aabb, ids) in boxes.iter().zip(&proxies) {
         // Half of them moved so that their fat boxes are stretched.
         let (aabb, moved_by) = if rng.chance(0.5) {
             let d = rng.vec3(-0.5, 0.5);
             (Aabb::new(aabb.min + d, aabb.max + d), d)
         } else {
-            (aabb, Vec3::ZERO)
+            (*aabb, Vec3::ZERO)
         };
-        tree.move_proxy(t, aabb, moved_by);
-        brute.move_proxy(b, aabb, moved_by);
-        fat.push(tree.fat_aabb(t));
+        for (s, &id) in structures.iter_mut().zip(ids) {
+            s.move_proxy(id, aabb, moved_by);
+        }
+        fat.push(structures[0].fat_aabb(ids[0]));
         tight.push(aabb);
     }
-    (tree, brute, fat, tight)
+    (structures, fat, tight)
 }
 
 #[test]
 fn broad_phase_box_queries_match_brute_force() {
-    let (tree, brute, fat, _) = random_pair_of_structures(5, 800);
+    let (structures, fat, _) = random_structures(5, 800);
     let mut rng = Lcg(99);
     for _ in 0..300 {
         let query = Aabb::from_center_half_extents(rng.vec3(0.0, WORLD_SIZE), rng.vec3(0.1, 5.0));
         let expected: Vec<u32> = (0..fat.len() as u32)
             .filter(|&user| fat[user as usize].overlaps(&query))
             .collect();
-        for structure in [&tree as &dyn BroadPhase, &brute] {
+        for structure in structures.iter().map(|s| s.as_ref()) {
             let mut found = Vec::new();
             structure.query(&query, &mut |user| {
                 found.push(user);
@@ -466,7 +532,7 @@ fn broad_phase_box_queries_match_brute_force() {
 
 #[test]
 fn broad_phase_ray_casts_match_brute_force() {
-    let (tree, brute, fat, tight) = random_pair_of_structures(6, 800);
+    let (structures, fat, tight) = random_structures(6, 800);
     let mut rng = Lcg(123);
     for _ in 0..300 {
         let origin = rng.vec3(0.0, WORLD_SIZE);
@@ -482,7 +548,7 @@ fn broad_phase_ray_casts_match_brute_force() {
             .collect();
         // The closest-hit query's answer: the smallest entry fraction into a tight box.
         let closest_t = closest_tight_hit(&tight, origin, dir, max_t);
-        for structure in [&tree as &dyn BroadPhase, &brute] {
+        for structure in structures.iter().map(|s| s.as_ref()) {
             let mut visited = Vec::new();
             structure.ray_cast(origin, dir, max_t, &mut |user, clip| {
                 visited.push(user);

@@ -8,7 +8,7 @@ use super::body::{Body, BodyType};
 use super::broad_phase::brute_force::BruteForce;
 use super::broad_phase::dynamic_tree::DynamicTree;
 use super::broad_phase::pair_set::PairSet;
-use super::broad_phase::{BroadPhase, BroadPhaseNode};
+use super::broad_phase::{grid, quadtree, BroadPhase, BroadPhaseNode, Quadtree, UniformGrid};
 use super::collider::Collider;
 use super::constants::*;
 use super::contact::{Contact, ContactSet};
@@ -29,22 +29,97 @@ pub type BodyHandle = Handle<Body>;
 pub type ColliderHandle = Handle<Collider>;
 
 /// Which broad phase the world uses; switchable at run time with [`World::set_broad_phase`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+/// Every kind finds the same pairs in the same order, so the choice changes the time a step
+/// takes, never its result.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
 pub enum BroadPhaseKind {
     /// Dynamic AABB tree (the default): O(log n) per moving proxy.
     #[default]
     DynamicTree,
     /// Every pair tested: O(n²), the reference for tests.
     BruteForce,
+    /// A quadtree over the ground plane (x–z), rebuilt every step.
+    Quadtree {
+        /// The deepest level (the root is 0), 0 to [`QUADTREE_MAX_DEPTH_LIMIT`].
+        max_depth: u32,
+        /// Proxies a node holds before it splits, 1 to [`QUADTREE_MAX_CAPACITY`].
+        capacity: u32,
+    },
+    /// A uniform grid of cubic cells (a spatial hash), rebuilt every step.
+    Grid {
+        /// The cell size, m; None chooses it from the bodies (twice their mean size).
+        cell_size: Option<f32>,
+    },
 }
 
+/// The largest quadtree node capacity accepted.
+pub const QUADTREE_MAX_CAPACITY: u32 = 1024;
+pub use super::broad_phase::quadtree::MAX_DEPTH_LIMIT as QUADTREE_MAX_DEPTH_LIMIT;
+
 impl BroadPhaseKind {
+    /// The quadtree with its default parameters.
+    pub const QUADTREE: Self = BroadPhaseKind::Quadtree {
+        max_depth: quadtree::DEFAULT_MAX_DEPTH,
+        capacity: quadtree::DEFAULT_CAPACITY,
+    };
+    /// The grid with its cell size chosen from the bodies.
+    pub const GRID: Self = BroadPhaseKind::Grid { cell_size: None };
+
     /// A new, empty broad phase of this kind.
     pub fn create(self) -> Box<dyn BroadPhase + Send> {
         match self {
             BroadPhaseKind::DynamicTree => Box::new(DynamicTree::default()),
             BroadPhaseKind::BruteForce => Box::new(BruteForce::default()),
+            BroadPhaseKind::Quadtree {
+                max_depth,
+                capacity,
+            } => Box::new(Quadtree::new(max_depth, capacity)),
+            BroadPhaseKind::Grid { cell_size } => Box::new(UniformGrid::new(cell_size)),
         }
+    }
+
+    /// A short name for logs and the command line: `tree`, `brute`, `quadtree`, `grid`.
+    pub fn short_name(self) -> &'static str {
+        match self {
+            BroadPhaseKind::DynamicTree => "tree",
+            BroadPhaseKind::BruteForce => "brute",
+            BroadPhaseKind::Quadtree { .. } => "quadtree",
+            BroadPhaseKind::Grid { .. } => "grid",
+        }
+    }
+
+    /// Checks the parameters; the message names the field.
+    pub fn validate(self) -> Result<(), String> {
+        match self {
+            BroadPhaseKind::Quadtree {
+                max_depth,
+                capacity,
+            } => {
+                if max_depth > QUADTREE_MAX_DEPTH_LIMIT {
+                    return Err(format!(
+                        "broad_phase: Quadtree max_depth must be between 0 and \
+                         {QUADTREE_MAX_DEPTH_LIMIT}, got {max_depth}"
+                    ));
+                }
+                if !(1..=QUADTREE_MAX_CAPACITY).contains(&capacity) {
+                    return Err(format!(
+                        "broad_phase: Quadtree capacity must be between 1 and \
+                         {QUADTREE_MAX_CAPACITY}, got {capacity}"
+                    ));
+                }
+            }
+            BroadPhaseKind::Grid { cell_size: Some(c) }
+                if !(c.is_finite() && (grid::MIN_CELL_SIZE..=grid::MAX_CELL_SIZE).contains(&c)) =>
+            {
+                return Err(format!(
+                    "broad_phase: Grid cell_size must be between {} and {} m, got {c}",
+                    grid::MIN_CELL_SIZE,
+                    grid::MAX_CELL_SIZE
+                ));
+            }
+            _ => {}
+        }
+        Ok(())
     }
 }
 
@@ -140,6 +215,7 @@ impl WorldSettings {
             0,
             MAX_ITERATIONS,
         )?;
+        self.broad_phase.validate()?;
         count(
             "max_contacts_per_body",
             self.max_contacts_per_body,
@@ -408,10 +484,12 @@ impl World {
     /// refuses them); a new broad phase kind is switched to at once.
     pub fn set_settings(&mut self, settings: WorldSettings) -> Result<(), String> {
         settings.validate()?;
-        let kind = settings.broad_phase;
+        let new_broad_phase = settings.broad_phase != self.settings.broad_phase;
         let stop_sleeping = self.settings.enable_sleeping && !settings.enable_sleeping;
         self.settings = settings;
-        self.set_broad_phase(kind);
+        if new_broad_phase {
+            self.rebuild_broad_phase();
+        }
         if stop_sleeping {
             self.wake_all();
         }
@@ -424,17 +502,26 @@ impl World {
         self.wake_all();
     }
 
-    /// Switches the broad phase algorithm, moving every proxy over. Contacts are kept.
-    pub fn set_broad_phase(&mut self, kind: BroadPhaseKind) {
-        if kind == self.settings.broad_phase
-            && self.broad_phase.proxy_count() == self.colliders.len()
-        {
-            return;
+    /// Switches the broad phase algorithm, moving every proxy over with its fat box, so the
+    /// pairs, the contacts and what follows are exactly as if nothing had changed (every
+    /// broad phase reports the same pairs in the same order). Refused, with the reason, when
+    /// the kind's parameters are out of range.
+    pub fn set_broad_phase(&mut self, kind: BroadPhaseKind) -> Result<(), String> {
+        kind.validate()?;
+        if kind == self.settings.broad_phase {
+            return Ok(());
         }
         self.settings.broad_phase = kind;
-        self.broad_phase = kind.create();
+        self.rebuild_broad_phase();
+        Ok(())
+    }
+
+    /// Replaces the broad phase by a new one of the settings' kind holding the same proxies.
+    fn rebuild_broad_phase(&mut self) {
+        let old = std::mem::replace(&mut self.broad_phase, self.settings.broad_phase.create());
         for (handle, collider) in self.colliders.iter_mut() {
-            collider.proxy = self.broad_phase.create_proxy(collider.aabb, handle.index());
+            let fat = old.fat_aabb(collider.proxy);
+            collider.proxy = self.broad_phase.create_proxy_fat(fat, handle.index());
         }
     }
 

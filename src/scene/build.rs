@@ -10,8 +10,7 @@ use super::generators::expand;
 use super::schema::*;
 use crate::physics::shape::{check_size, ConvexHull};
 use crate::physics::{
-    BodyDef, BodyHandle, BodyType, BroadPhaseKind, ColliderDef, Quat, Shape, Vec3, World,
-    WorldSettings,
+    BodyDef, BodyHandle, BodyType, ColliderDef, Quat, Shape, Vec3, World, WorldSettings,
 };
 
 /// Largest number of bodies a scene may create (generators included): beyond this a typo
@@ -200,10 +199,7 @@ fn settings(s: &SettingsDesc) -> Result<(WorldSettings, f32), String> {
         max_push_velocity: s.max_push_velocity,
         restitution_threshold: s.restitution_threshold,
         max_contacts_per_body: s.max_contacts_per_body,
-        broad_phase: match s.broad_phase {
-            BroadPhaseDesc::DynamicTree => BroadPhaseKind::DynamicTree,
-            BroadPhaseDesc::BruteForce => BroadPhaseKind::BruteForce,
-        },
+        broad_phase: s.broad_phase.kind(),
         ..WorldSettings::default()
     };
     world.validate().map_err(|e| format!("settings.{e}"))?;

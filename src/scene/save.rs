@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use super::build::BodyMeta;
 use super::schema::*;
-use crate::physics::{BodyHandle, BodyType, BroadPhaseKind, Quat, Shape, Vec3, World};
+use crate::physics::{BodyHandle, BodyType, Quat, Shape, Vec3, World};
 
 fn v3(v: Vec3) -> V3 {
     (v.x, v.y, v.z)
@@ -58,10 +58,7 @@ pub fn to_scene_file(
         position_iterations: s.position_iterations,
         sleeping: s.enable_sleeping,
         warm_starting: s.enable_warm_starting,
-        broad_phase: match s.broad_phase {
-            BroadPhaseKind::DynamicTree => BroadPhaseDesc::DynamicTree,
-            BroadPhaseKind::BruteForce => BroadPhaseDesc::BruteForce,
-        },
+        broad_phase: BroadPhaseDesc::from_kind(s.broad_phase),
         contact_hertz: s.contact_hertz,
         contact_damping_ratio: s.contact_damping_ratio,
         max_push_velocity: s.max_push_velocity,

@@ -1,90 +1,39 @@
 //! The O(n²) reference broad phase: a flat list of proxies, every query tests every proxy.
 //!
 //! It follows exactly the same fattening and re-insertion policy as [`super::DynamicTree`]
-//! ([`fatten_aabb`], [`needs_reinsert`]) and the same `update_pairs` contract, so for the same
-//! sequence of calls both report the same pairs in the same order. Tests use it as ground truth;
-//! it is also a fair choice for a handful of bodies.
+//! ([`super::fatten_aabb`], [`super::needs_reinsert`], through [`ProxyList`]) and the same
+//! `update_pairs` contract, so for the same sequence of calls both report the same pairs in the
+//! same order. Tests use it as ground truth; it is also a fair choice for a handful of bodies.
 
-use super::{fatten_aabb, needs_reinsert, ordered_pair, BroadPhase, BroadPhaseNode, ProxyId};
+use super::proxy_list::ProxyList;
+use super::{ordered_pair, BroadPhase, BroadPhaseNode, ProxyId};
 use crate::physics::aabb::Aabb;
 use glam::Vec3;
 
-/// One slot of the proxy list.
-#[derive(Clone, Copy, Debug)]
-struct Slot {
-    /// The fat AABB.
-    fat_aabb: Aabb,
-    /// The caller's value (a collider index).
-    user: u32,
-    /// False once destroyed; the slot then waits in the free list.
-    live: bool,
-    /// True while the proxy is in the move buffer.
-    moved: bool,
-}
-
 /// The brute-force broad phase. See the module documentation.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct BruteForce {
-    /// Proxies indexed by [`ProxyId`], live or free.
-    slots: Vec<Slot>,
-    /// Ids of free slots, reused last-freed first.
-    free: Vec<ProxyId>,
-    /// Proxies created, re-inserted or touched since the last `update_pairs`.
-    move_buffer: Vec<ProxyId>,
+    proxies: ProxyList,
     /// Scratch for `update_pairs`, kept to avoid allocating every step.
     pair_buffer: Vec<(u32, u32)>,
+    /// Box overlap tests in the last `update_pairs`.
+    tests: u64,
+}
+
+impl Default for BruteForce {
+    fn default() -> Self {
+        Self {
+            proxies: ProxyList::new("brute force"),
+            pair_buffer: Vec::new(),
+            tests: 0,
+        }
+    }
 }
 
 impl BruteForce {
     /// An empty broad phase.
     pub fn new() -> Self {
         Self::default()
-    }
-
-    /// The live slot of `proxy`; panics on a destroyed or unknown id (a caller bug).
-    fn slot(&self, proxy: ProxyId) -> &Slot {
-        match self.slots.get(proxy as usize) {
-            Some(slot) if slot.live => slot,
-            _ => panic!("brute force: proxy {proxy} is not live"),
-        }
-    }
-
-    /// Mutable access to the live slot of `proxy`; panics like [`Self::slot`].
-    fn slot_mut(&mut self, proxy: ProxyId) -> &mut Slot {
-        match self.slots.get_mut(proxy as usize) {
-            Some(slot) if slot.live => slot,
-            _ => panic!("brute force: proxy {proxy} is not live"),
-        }
-    }
-
-    /// Live proxies with their ids, in id order.
-    fn live(&self) -> impl Iterator<Item = (ProxyId, &Slot)> {
-        self.slots
-            .iter()
-            .enumerate()
-            .filter(|(_, slot)| slot.live)
-            .map(|(id, slot)| (id as ProxyId, slot))
-    }
-
-    /// Puts `proxy` in the move buffer unless it is already there.
-    fn buffer_move(&mut self, proxy: ProxyId) {
-        let slot = self.slot_mut(proxy);
-        if !slot.moved {
-            slot.moved = true;
-            self.move_buffer.push(proxy);
-        }
-    }
-
-    /// Collects into `pairs` the pairs found for the moved `proxy`. A pair of two moved proxies
-    /// is found from both sides; only the side with the smaller id keeps it.
-    fn collect_pairs_of(&self, proxy: ProxyId, pairs: &mut Vec<(u32, u32)>) {
-        let this = self.slot(proxy);
-        for (other, slot) in self.live() {
-            let counted_by_other = slot.moved && other < proxy;
-            if other != proxy && !counted_by_other && slot.fat_aabb.overlaps(&this.fat_aabb) {
-                pairs.push(ordered_pair(this.user, slot.user));
-            }
-        }
     }
 }
 
@@ -98,89 +47,62 @@ impl BroadPhase for BruteForce {
     }
 
     fn heap_bytes(&self) -> usize {
-        self.slots.capacity() * std::mem::size_of::<Slot>()
-            + (self.free.capacity() + self.move_buffer.capacity()) * std::mem::size_of::<ProxyId>()
-            + self.pair_buffer.capacity() * std::mem::size_of::<(u32, u32)>()
+        self.proxies.heap_bytes() + self.pair_buffer.capacity() * std::mem::size_of::<(u32, u32)>()
     }
 
-    fn create_proxy(&mut self, aabb: Aabb, user: u32) -> ProxyId {
-        let slot = Slot {
-            fat_aabb: fatten_aabb(&aabb, Vec3::ZERO),
-            user,
-            live: true,
-            moved: false,
-        };
-        let proxy = match self.free.pop() {
-            Some(id) => {
-                self.slots[id as usize] = slot;
-                id
-            }
-            None => {
-                self.slots.push(slot);
-                (self.slots.len() - 1) as ProxyId
-            }
-        };
-        self.buffer_move(proxy);
-        proxy
+    fn create_proxy_fat(&mut self, fat: Aabb, user: u32) -> ProxyId {
+        self.proxies.create(fat, user)
     }
 
     fn destroy_proxy(&mut self, proxy: ProxyId) {
-        let slot = self.slot_mut(proxy);
-        slot.live = false;
-        if slot.moved {
-            slot.moved = false;
-            self.move_buffer.retain(|&id| id != proxy);
-        }
-        self.free.push(proxy);
+        self.proxies.destroy(proxy);
     }
 
     fn move_proxy(&mut self, proxy: ProxyId, aabb: Aabb, displacement: Vec3) -> bool {
-        let fresh = fatten_aabb(&aabb, displacement);
-        let slot = self.slot_mut(proxy);
-        if !needs_reinsert(&slot.fat_aabb, &aabb, &fresh) {
-            return false;
-        }
-        slot.fat_aabb = fresh;
-        self.buffer_move(proxy);
-        true
+        self.proxies.move_proxy(proxy, aabb, displacement)
     }
 
     fn touch_proxy(&mut self, proxy: ProxyId) {
-        self.buffer_move(proxy);
+        self.proxies.buffer_move(proxy);
     }
 
     fn fat_aabb(&self, proxy: ProxyId) -> Aabb {
-        self.slot(proxy).fat_aabb
+        self.proxies.slot(proxy).fat_aabb
     }
 
     fn user_data(&self, proxy: ProxyId) -> u32 {
-        self.slot(proxy).user
+        self.proxies.slot(proxy).user
     }
 
     fn proxy_count(&self) -> usize {
-        self.slots.len() - self.free.len()
+        self.proxies.count()
+    }
+
+    fn pair_tests(&self) -> u64 {
+        self.tests
     }
 
     fn update_pairs(&mut self, report: &mut dyn FnMut(u32, u32)) {
         let mut pairs = std::mem::take(&mut self.pair_buffer);
         pairs.clear();
-        for &proxy in &self.move_buffer {
-            self.collect_pairs_of(proxy, &mut pairs);
+        self.tests = 0;
+        for &proxy in self.proxies.moved() {
+            let this = self.proxies.slot(proxy);
+            for (other, slot) in self.proxies.live() {
+                if self.proxies.keeps_pair(proxy, other) {
+                    self.tests += 1;
+                    if slot.fat_aabb.overlaps(&this.fat_aabb) {
+                        pairs.push(ordered_pair(this.user, slot.user));
+                    }
+                }
+            }
         }
-        // Sorting makes the report independent of the order proxies moved in.
-        pairs.sort_unstable();
-        for &(user_a, user_b) in &pairs {
-            report(user_a, user_b);
-        }
-        for &proxy in &self.move_buffer {
-            self.slots[proxy as usize].moved = false;
-        }
-        self.move_buffer.clear();
+        self.proxies.report_and_clear(&mut pairs, report);
         self.pair_buffer = pairs;
     }
 
     fn query(&self, aabb: &Aabb, visit: &mut dyn FnMut(u32) -> bool) {
-        for (_, slot) in self.live() {
+        for (_, slot) in self.proxies.live() {
             if slot.fat_aabb.overlaps(aabb) && !visit(slot.user) {
                 return;
             }
@@ -195,7 +117,7 @@ impl BroadPhase for BruteForce {
         visit: &mut dyn FnMut(u32, f32) -> f32,
     ) {
         let mut clip = max_t;
-        for (_, slot) in self.live() {
+        for (_, slot) in self.proxies.live() {
             if slot.fat_aabb.ray_intersection(origin, dir, clip).is_some() {
                 let new_clip = visit(slot.user, clip);
                 if new_clip <= 0.0 {
@@ -207,75 +129,17 @@ impl BroadPhase for BruteForce {
     }
 
     fn debug_nodes(&self, out: &mut Vec<BroadPhaseNode>) {
-        out.extend(self.live().map(|(_, slot)| BroadPhaseNode {
+        out.extend(self.proxies.live().map(|(_, slot)| BroadPhaseNode {
             aabb: slot.fat_aabb,
             depth: 0,
             is_leaf: true,
             children_overlap: false,
+            count: 1,
         }));
     }
 
-    /// Checks the free list (in range, no duplicates, only dead slots, every dead slot listed),
-    /// the move buffer (live, flagged, no duplicates, every flagged proxy listed) and that user
-    /// values are distinct.
     fn validate(&self) -> Result<(), String> {
-        self.validate_free_list()?;
-        self.validate_move_buffer()?;
-        let mut users: Vec<u32> = self.live().map(|(_, slot)| slot.user).collect();
-        users.sort_unstable();
-        if let Some(pair) = users.windows(2).find(|w| w[0] == w[1]) {
-            return Err(format!("brute force: user {} used by two proxies", pair[0]));
-        }
-        Ok(())
-    }
-}
-
-impl BruteForce {
-    /// Free list: each entry a distinct dead slot, and every dead slot listed.
-    fn validate_free_list(&self) -> Result<(), String> {
-        let mut listed = vec![false; self.slots.len()];
-        for &id in &self.free {
-            match self.slots.get(id as usize) {
-                None => return Err(format!("brute force: free id {id} out of range")),
-                Some(slot) if slot.live => {
-                    return Err(format!("brute force: free id {id} is live"))
-                }
-                Some(_) if listed[id as usize] => {
-                    return Err(format!("brute force: free id {id} listed twice"))
-                }
-                Some(_) => listed[id as usize] = true,
-            }
-        }
-        let dead = self.slots.iter().filter(|slot| !slot.live).count();
-        if dead != self.free.len() {
-            return Err(format!(
-                "brute force: {dead} dead slots but {} free ids",
-                self.free.len()
-            ));
-        }
-        Ok(())
-    }
-
-    /// Move buffer: each entry a distinct live proxy with its `moved` flag, and no other flags.
-    fn validate_move_buffer(&self) -> Result<(), String> {
-        let mut seen = vec![false; self.slots.len()];
-        for &id in &self.move_buffer {
-            match self.slots.get(id as usize) {
-                Some(slot) if slot.live && slot.moved => {}
-                _ => return Err(format!("brute force: moved id {id} is not a flagged proxy")),
-            }
-            if std::mem::replace(&mut seen[id as usize], true) {
-                return Err(format!("brute force: id {id} twice in the move buffer"));
-            }
-        }
-        let flagged = self.slots.iter().filter(|slot| slot.moved).count();
-        if flagged != self.move_buffer.len() {
-            return Err(format!(
-                "brute force: {flagged} moved flags but {} buffered moves",
-                self.move_buffer.len()
-            ));
-        }
-        Ok(())
+        self.proxies.validate()
     }
 }
 

@@ -140,6 +140,8 @@ pub struct DynamicTree {
     move_buffer: Vec<ProxyId>,
     /// Scratch for `update_pairs`, kept to avoid allocating every step.
     pair_buffer: Vec<(u32, u32)>,
+    /// Node boxes tested in the last `update_pairs`.
+    tests: u64,
 }
 
 impl Default for DynamicTree {
@@ -164,6 +166,7 @@ impl DynamicTree {
             proxy_count: 0,
             move_buffer: Vec::with_capacity(proxies),
             pair_buffer: Vec::new(),
+            tests: 0,
         }
     }
 
@@ -467,28 +470,31 @@ impl DynamicTree {
 
     /// Calls `visit(leaf index)` for every leaf whose box overlaps `aabb`; stops when `visit`
     /// returns false. Subtrees whose box misses `aabb` are skipped whole.
-    fn query_leaves(&self, aabb: &Aabb, mut visit: impl FnMut(u32) -> bool) {
+    fn query_leaves(&self, aabb: &Aabb, mut visit: impl FnMut(u32) -> bool) -> u64 {
         let mut stack = NodeStack::starting_at(self.root);
+        let mut tests = 0;
         while let Some(index) = stack.pop() {
             let node = &self.nodes[index as usize];
+            tests += 1;
             if !node.aabb.overlaps(aabb) {
                 continue;
             }
             if node.is_leaf() {
                 if !visit(index) {
-                    return;
+                    return tests;
                 }
             } else {
                 stack.push(node.child_b);
                 stack.push(node.child_a);
             }
         }
+        tests
     }
 
     /// Collects into `pairs` the pairs found by querying with the moved `proxy`'s fat AABB. A
     /// pair of two moved proxies is found from both sides; only the side with the smaller id
-    /// keeps it, so each pair is collected once.
-    fn collect_pairs_of(&self, proxy: ProxyId, pairs: &mut Vec<(u32, u32)>) {
+    /// keeps it, so each pair is collected once. Returns the node boxes tested.
+    fn collect_pairs_of(&self, proxy: ProxyId, pairs: &mut Vec<(u32, u32)>) -> u64 {
         let this = self.nodes[proxy as usize];
         self.query_leaves(&this.aabb, |other| {
             let other_node = &self.nodes[other as usize];
@@ -497,7 +503,7 @@ impl DynamicTree {
                 pairs.push(ordered_pair(this.user, other_node.user));
             }
             true
-        });
+        })
     }
 
     /// Appends `index`'s subtree, depth first, to `out`.
@@ -513,6 +519,7 @@ impl DynamicTree {
             depth,
             is_leaf: leaf,
             children_overlap,
+            count: u32::from(leaf),
         });
         if !leaf {
             self.push_debug_subtree(node.child_a, depth + 1, out);
@@ -536,8 +543,8 @@ impl BroadPhase for DynamicTree {
             + self.pair_buffer.capacity() * std::mem::size_of::<(u32, u32)>()
     }
 
-    fn create_proxy(&mut self, aabb: Aabb, user: u32) -> ProxyId {
-        let leaf = self.allocate_node(Node::leaf(fatten_aabb(&aabb, Vec3::ZERO), user));
+    fn create_proxy_fat(&mut self, fat: Aabb, user: u32) -> ProxyId {
+        let leaf = self.allocate_node(Node::leaf(fat, user));
         self.insert_leaf(leaf);
         self.proxy_count += 1;
         self.buffer_move(leaf);
@@ -587,8 +594,9 @@ impl BroadPhase for DynamicTree {
     fn update_pairs(&mut self, report: &mut dyn FnMut(u32, u32)) {
         let mut pairs = std::mem::take(&mut self.pair_buffer);
         pairs.clear();
+        self.tests = 0;
         for &proxy in &self.move_buffer {
-            self.collect_pairs_of(proxy, &mut pairs);
+            self.tests += self.collect_pairs_of(proxy, &mut pairs);
         }
         // Sorting makes the report independent of the tree's shape and of the move order.
         pairs.sort_unstable();
@@ -605,6 +613,10 @@ impl BroadPhase for DynamicTree {
 
     fn query(&self, aabb: &Aabb, visit: &mut dyn FnMut(u32) -> bool) {
         self.query_leaves(aabb, |leaf| visit(self.nodes[leaf as usize].user));
+    }
+
+    fn pair_tests(&self) -> u64 {
+        self.tests
     }
 
     fn ray_cast(

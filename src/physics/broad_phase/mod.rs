@@ -6,20 +6,30 @@
 //! created, re-inserted or touched, so a resting scene costs almost nothing (Catto, GDC 2019,
 //! "Dynamic AABB trees"; Box2D's `b2BroadPhase`).
 //!
-//! Two implementations share the [`BroadPhase`] trait and the fattening policy below:
+//! Four implementations share the [`BroadPhase`] trait and the fattening policy below:
 //! - [`DynamicTree`]: a bounding volume hierarchy built by the surface-area heuristic and kept
 //!   height-balanced, O(log n) per query;
-//! - [`BruteForce`]: the O(n²) reference the tree is tested against.
+//! - [`Quadtree`]: the ground plane (x–z) split into quadrants, rebuilt every step (seed 000);
+//! - [`UniformGrid`]: a spatial hash of equal cells, rebuilt every step (seed 003);
+//! - [`BruteForce`]: the O(n²) reference the others are tested against.
+//!
+//! All of them report the same pairs in the same (sorted) order for the same calls, so the
+//! simulation does not depend on the choice.
 //!
 //! [`PairSet`] is the deterministic pair table callers keep the reported pairs in.
 
 pub mod brute_force;
 pub mod dynamic_tree;
+pub mod grid;
 pub mod pair_set;
+mod proxy_list;
+pub mod quadtree;
 
 pub use brute_force::BruteForce;
 pub use dynamic_tree::DynamicTree;
+pub use grid::UniformGrid;
 pub use pair_set::{DeterministicBuildHasher, PairSet, SplitMixHasher};
+pub use quadtree::Quadtree;
 
 use super::aabb::Aabb;
 use super::constants::{AABB_HUGE_MARGIN_FACTOR, AABB_MARGIN, AABB_PREDICTION_STEPS};
@@ -41,6 +51,9 @@ pub struct BroadPhaseNode {
     /// For an internal node: whether its two children's boxes overlap (overlapping siblings
     /// mean queries must descend both ways, a sign of a poorly built tree). False for leaves.
     pub children_overlap: bool,
+    /// Proxies stored at this node itself (1 for a leaf of the tree; a quadtree node's or a
+    /// grid cell's list), drawn as a label by the debug layer.
+    pub count: u32,
 }
 
 /// A broad phase: a set of proxies (fat AABBs with a user value) that can report overlapping
@@ -67,7 +80,14 @@ pub trait BroadPhase {
     /// `fatten_aabb(aabb, Vec3::ZERO)`; `user` (a collider index) is what pairs and queries
     /// report. The new proxy is in the move buffer, so its pairs appear at the next
     /// `update_pairs`.
-    fn create_proxy(&mut self, aabb: Aabb, user: u32) -> ProxyId;
+    fn create_proxy(&mut self, aabb: Aabb, user: u32) -> ProxyId {
+        self.create_proxy_fat(fatten_aabb(&aabb, Vec3::ZERO), user)
+    }
+
+    /// Adds a proxy whose fat AABB is `fat`, as given: a proxy carried over from another broad
+    /// phase keeps its box, so switching broad phases changes no pair. Otherwise like
+    /// [`BroadPhase::create_proxy`].
+    fn create_proxy_fat(&mut self, fat: Aabb, user: u32) -> ProxyId;
 
     /// Removes a proxy (and drops it from the move buffer). Its pairs are not reported as ending:
     /// the caller removes them from its own pair table.
@@ -93,6 +113,10 @@ pub trait BroadPhase {
 
     /// Number of live proxies.
     fn proxy_count(&self) -> usize;
+
+    /// How many boxes the last `update_pairs` tested for overlap (tree or quadtree nodes, grid
+    /// candidates, proxies): what the broad phase's choice changes.
+    fn pair_tests(&self) -> u64;
 
     /// Calls `report(user_a, user_b)` with `user_a < user_b` for every pair of live proxies whose
     /// FAT AABBs overlap (touching counts) and of which at least one is in the move buffer

@@ -327,18 +327,30 @@ impl Stats {
     }
 }
 
-/// `impulse bench`: warm-up steps, then timed steps; JSON on stdout.
-pub fn bench(path: &Path, steps: u64, warmup: u64) -> Result<(), CliError> {
+/// `impulse bench`: warm-up steps, then timed steps; JSON on stdout. `broad_phase` replaces
+/// the scene's broad phase.
+pub fn bench(
+    path: &Path,
+    steps: u64,
+    warmup: u64,
+    broad_phase: Option<crate::physics::BroadPhaseKind>,
+) -> Result<(), CliError> {
     if steps == 0 {
         return Err(CliError::BadInput("--steps must be at least 1".into()));
     }
     let mut scene = load(Some(path))?;
+    if let Some(kind) = broad_phase {
+        scene
+            .world
+            .set_broad_phase(kind)
+            .map_err(CliError::BadInput)?;
+    }
     for _ in 0..warmup {
         scene.world.step(scene.timestep);
     }
     let mut totals = Vec::with_capacity(steps as usize);
     let mut phases = [0.0f64; 5];
-    let mut counters = [0u64; 9];
+    let mut counters = [0u64; 10];
     for _ in 0..steps {
         let t = Instant::now();
         scene.world.step(scene.timestep);
@@ -364,6 +376,7 @@ pub fn bench(path: &Path, steps: u64, warmup: u64) -> Result<(), CliError> {
             c.pair_tests,
             c.manifolds_reused,
             c.capped_pairs,
+            c.broad_phase_tests as usize,
         ]) {
             *acc += v as u64;
         }
@@ -372,6 +385,7 @@ pub fn bench(path: &Path, steps: u64, warmup: u64) -> Result<(), CliError> {
     let counters = counters.map(|sum| sum as f64 / steps as f64);
     let report = serde_json::json!({
         "scene": path.display().to_string(),
+        "broad_phase": format!("{:?}", scene.world.settings().broad_phase),
         "bodies": scene.world.body_count(),
         "steps": steps,
         "warmup": warmup,
@@ -384,7 +398,7 @@ pub fn bench(path: &Path, steps: u64, warmup: u64) -> Result<(), CliError> {
             "bodies": counters[0], "awake_bodies": counters[1], "pairs": counters[2],
             "manifolds": counters[3], "contact_points": counters[4], "islands": counters[5],
             "pair_tests": counters[6], "manifolds_reused": counters[7],
-            "capped_pairs": counters[8],
+            "capped_pairs": counters[8], "broad_phase_tests": counters[9],
         },
     });
     let text =

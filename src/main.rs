@@ -111,6 +111,10 @@ enum Command {
         /// Untimed steps first.
         #[arg(long, value_name = "W", default_value_t = 0)]
         warmup: u64,
+        /// Use this broad phase instead of the scene's: tree, brute, quadtree, grid, or the
+        /// scene syntax such as "Quadtree(max_depth: 6, capacity: 4)" or "Grid(cell_size: 2.0)".
+        #[arg(long, value_name = "KIND", value_parser = impulse::scene::parse_broad_phase)]
+        broad_phase: Option<impulse::physics::BroadPhaseKind>,
     },
     /// Spawn bodies every step until the mean step time of the last 30 steps passes the budget.
     Stress {
@@ -150,7 +154,8 @@ fn main() -> ExitCode {
             scene,
             steps,
             warmup,
-        }) => headless::bench(&scene, steps, warmup),
+            broad_phase,
+        }) => headless::bench(&scene, steps, warmup, broad_phase),
         Some(Command::Stress {
             scene,
             budget_ms,

@@ -272,6 +272,64 @@ fn bench_and_stress_report() {
     assert!(rows.starts_with("step,bodies,step_ms"));
 }
 
+/// `bench --broad-phase` times the scene with another broad phase (same counters but for the
+/// broad phase's own box tests) and refuses an unknown one with the accepted values.
+#[test]
+fn bench_with_another_broad_phase() {
+    let bench = |kind: &str| {
+        let out = impulse(&[
+            "bench",
+            "scenes/bench/pile1000.ron",
+            "--warmup",
+            "60",
+            "--steps",
+            "10",
+            "--broad-phase",
+            kind,
+        ]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let tree = bench("tree");
+    assert_eq!(tree["broad_phase"], "DynamicTree");
+    // After a second of falling the cubes have landed: many pairs to agree on.
+    assert!(tree["counter_means"]["contact_points"].as_f64().unwrap() > 1000.0);
+    for (kind, name) in [
+        ("quadtree", "Quadtree { max_depth: 8, capacity: 8 }"),
+        ("Grid(cell_size: 3.0)", "Grid { cell_size: Some(3.0) }"),
+        ("brute", "BruteForce"),
+    ] {
+        let json = bench(kind);
+        assert_eq!(json["broad_phase"], name);
+        // The same pairs and contacts on every step: the broad phase changes no result.
+        for counter in ["pairs", "contact_points", "manifolds"] {
+            assert_eq!(
+                json["counter_means"][counter], tree["counter_means"][counter],
+                "{kind}: {counter}"
+            );
+        }
+    }
+    let out = impulse(&[
+        "bench",
+        "scenes/stack.ron",
+        "--steps",
+        "1",
+        "--broad-phase",
+        "octree",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("expected tree, brute, quadtree, grid"),
+        "{err}"
+    );
+}
+
 /// `--hash` prints the final state's hash: equal for two runs, different after one more step
 /// (a hash that ignored the state would print the same for both).
 #[test]

@@ -380,6 +380,9 @@ async fn main_loop(checked: Checked, mut sandbox: Sandbox) -> Result<(), CliErro
         view.stats
             .record_render(frame, frame_dt, render_ms, renderer.build_ms);
         set_default_camera();
+        if view.layers.tree {
+            world_draw::draw_node_counts(&sandbox.world, &view.camera.camera3d());
+        }
         input.draw_ui();
 
         frame += 1;

@@ -213,20 +213,7 @@ fn simulation(ui: &mut Ui, sandbox: &mut Sandbox) {
                 );
                 ui.checkbox(&mut settings.enable_sleeping, "sleeping");
                 ui.checkbox(&mut settings.enable_warm_starting, "warm starting");
-                egui::ComboBox::from_label("broad phase")
-                    .selected_text(format!("{:?}", settings.broad_phase))
-                    .show_ui(ui, |ui| {
-                        ui.selectable_value(
-                            &mut settings.broad_phase,
-                            BroadPhaseKind::DynamicTree,
-                            "DynamicTree",
-                        );
-                        ui.selectable_value(
-                            &mut settings.broad_phase,
-                            BroadPhaseKind::BruteForce,
-                            "BruteForce",
-                        );
-                    });
+                broad_phase_choice(ui, &mut settings.broad_phase);
                 if settings != before {
                     sandbox.set_settings(settings);
                 }
@@ -600,7 +587,7 @@ fn stats(ui: &mut Ui, sandbox: &Sandbox, view: &View) {
                 .count();
             ui.label(format!(
                 "bodies {}   awake {}   awake islands {}\npairs {}   touching {}   contact points {}\n\
-                 pairs tested {}   manifolds reused {}",
+                 pairs tested {}   manifolds reused {}\n{}: {} box tests",
                 world.body_count(),
                 awake,
                 c.islands,
@@ -608,7 +595,9 @@ fn stats(ui: &mut Ui, sandbox: &Sandbox, view: &View) {
                 c.manifolds,
                 c.contact_points,
                 c.pair_tests,
-                c.manifolds_reused
+                c.manifolds_reused,
+                world.broad_phase().name(),
+                c.broad_phase_tests
             ));
             if c.frozen_bodies > 0 {
                 ui.label(
@@ -736,4 +725,58 @@ fn stress(ui: &mut Ui, sandbox: &mut Sandbox, view: &mut View) {
                     });
             }
         });
+}
+
+/// The broad phase menu (switching live changes no result, only the time) and the chosen
+/// kind's parameters.
+fn broad_phase_choice(ui: &mut Ui, kind: &mut BroadPhaseKind) {
+    let label = |k: &BroadPhaseKind| match k {
+        BroadPhaseKind::DynamicTree => "dynamic tree",
+        BroadPhaseKind::BruteForce => "brute force",
+        BroadPhaseKind::Quadtree { .. } => "quadtree",
+        BroadPhaseKind::Grid { .. } => "uniform grid",
+    };
+    egui::ComboBox::from_label("broad phase")
+        .selected_text(label(kind))
+        .show_ui(ui, |ui| {
+            for choice in [
+                BroadPhaseKind::DynamicTree,
+                BroadPhaseKind::QUADTREE,
+                BroadPhaseKind::GRID,
+                BroadPhaseKind::BruteForce,
+            ] {
+                let same = std::mem::discriminant(kind) == std::mem::discriminant(&choice);
+                if ui.selectable_label(same, label(&choice)).clicked() && !same {
+                    *kind = choice;
+                }
+            }
+        });
+    match kind {
+        BroadPhaseKind::Quadtree {
+            max_depth,
+            capacity,
+        } => {
+            ui.add(
+                egui::Slider::new(max_depth, 0..=crate::physics::QUADTREE_MAX_DEPTH_LIMIT)
+                    .text("max depth"),
+            );
+            ui.add(egui::Slider::new(capacity, 1..=64).text("node capacity"));
+        }
+        BroadPhaseKind::Grid { cell_size } => {
+            let mut auto = cell_size.is_none();
+            ui.checkbox(&mut auto, "cell size from the bodies");
+            if auto {
+                *cell_size = None;
+            } else {
+                let mut size = cell_size.unwrap_or(2.0);
+                ui.add(
+                    egui::Slider::new(&mut size, 0.1..=20.0)
+                        .logarithmic(true)
+                        .text("cell size (m)"),
+                );
+                *cell_size = Some(size);
+            }
+        }
+        _ => {}
+    }
 }

@@ -296,3 +296,41 @@ fn draw_ground_grid(y: f32) {
         draw_line_3d(Vec3::new(-h, y, f), Vec3::new(h, y, f), color);
     }
 }
+
+/// Labels beyond this many are left out (a grid of thousands of cells would be unreadable).
+const MAX_NODE_LABELS: usize = 400;
+
+/// With the broad-phase layer on, how many proxies each quadtree node or grid cell holds,
+/// written at its centre (in screen space, after the 3D pass).
+pub fn draw_node_counts(world: &crate::physics::World, camera: &Camera3D) {
+    let mut nodes = Vec::new();
+    world.broad_phase_nodes(&mut nodes);
+    let matrix = camera.matrix();
+    let Some((left, bottom, width, height)) = camera.viewport else {
+        return;
+    };
+    let labelled = nodes
+        .iter()
+        .filter(|n| !n.is_leaf && n.count > 0 && n.aabb.half_extents().max_element() < 500.0);
+    for node in labelled.take(MAX_NODE_LABELS) {
+        let clip = matrix * node.aabb.center().extend(1.0);
+        if clip.w <= 0.0 {
+            continue;
+        }
+        let ndc = clip.truncate() / clip.w;
+        if ndc.x.abs() > 1.0 || ndc.y.abs() > 1.0 {
+            continue;
+        }
+        let x = left as f32 + (ndc.x + 1.0) * 0.5 * width as f32;
+        let y = screen_height() - (bottom as f32 + (ndc.y + 1.0) * 0.5 * height as f32);
+        let text = node.count.to_string();
+        draw_text(
+            &text,
+            x - 3.0,
+            y + 5.0,
+            18.0,
+            Color::new(0.0, 0.0, 0.0, 0.8),
+        );
+        draw_text(&text, x - 4.0, y + 4.0, 18.0, WHITE);
+    }
+}

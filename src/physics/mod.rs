@@ -28,6 +28,6 @@ pub use query::RayHit;
 pub use shape::Shape;
 pub use world::{
     BodyHandle, BroadPhaseKind, ColliderHandle, ContactBegin, ContactEvents, ContactPair, World,
-    WorldSettings,
+    WorldSettings, QUADTREE_MAX_CAPACITY, QUADTREE_MAX_DEPTH_LIMIT,
 };
 pub use world_bodies::{BodyError, ColliderError};

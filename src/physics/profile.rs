@@ -65,6 +65,9 @@ pub struct StepCounters {
     pub contact_points: usize,
     /// Pairs whose shapes were tested by the narrow phase this step.
     pub pair_tests: usize,
+    /// Boxes the broad phase tested for overlap this step (tree or quadtree nodes, grid
+    /// candidates, proxies): what the choice of broad phase changes.
+    pub broad_phase_tests: u64,
     /// Pairs whose kept manifold was reused instead (they had barely moved).
     pub manifolds_reused: usize,
     /// Awake islands built this step.

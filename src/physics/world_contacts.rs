@@ -32,6 +32,7 @@ impl World {
         pairs.clear();
         self.broad_phase
             .update_pairs(&mut |a, b| pairs.push((a, b)));
+        self.counters.broad_phase_tests = self.broad_phase.pair_tests();
         for &(a, b) in &pairs {
             if self.try_create_contact(a, b) == NewContact::Capped {
                 self.capped_pairs.insert(a, b);

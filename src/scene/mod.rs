@@ -46,6 +46,31 @@ fn ron_options() -> ron::Options {
     ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME)
 }
 
+/// Parses a broad phase as the command line gives it: `tree`, `brute`, `quadtree`, `grid`,
+/// or the scene syntax (`DynamicTree`, `Quadtree(max_depth: 6, capacity: 4)`,
+/// `Grid(cell_size: 2.0)`, ...). The parameters are checked.
+pub fn parse_broad_phase(text: &str) -> Result<crate::physics::BroadPhaseKind, String> {
+    use crate::physics::BroadPhaseKind;
+    let kind = match text.trim() {
+        "tree" => BroadPhaseKind::DynamicTree,
+        "brute" => BroadPhaseKind::BruteForce,
+        "quadtree" => BroadPhaseKind::QUADTREE,
+        "grid" => BroadPhaseKind::GRID,
+        other => ron_options()
+            .from_str::<schema::BroadPhaseDesc>(other)
+            .map_err(|e| {
+                format!(
+                    "expected tree, brute, quadtree, grid or a scene's broad_phase value such as \
+                     Quadtree(max_depth: 6, capacity: 4), got {other:?} ({})",
+                    e.code
+                )
+            })?
+            .kind(),
+    };
+    kind.validate()?;
+    Ok(kind)
+}
+
 /// Parses a scene text without building it. `file` names it in errors.
 pub fn parse(text: &str, file: &str) -> Result<SceneFile, SceneError> {
     ron_options()

@@ -693,7 +693,7 @@ where
             mut map: A,
         ) -> Result<Self::Value, A::Error> {
             let mut out = BTreeMap::new();
-            while let Some(FieldName(key)) = map.next_key()? {
+            while let Some(key) = map.next_key::<String>()? {
                 if out.contains_key(&key) {
                     return Err(serde::de::Error::custom(format!(
                         "material \"{key}\" is defined twice; each name may appear once"

@@ -284,6 +284,12 @@ impl BroadPhase for UniformGrid {
     }
 
     fn update_pairs(&mut self, report: &mut dyn FnMut(u32, u32)) {
+        if self.proxies.moved().is_empty() {
+            // Nothing was created, moved or touched: the last build still holds every box
+            // (destroyed proxies are skipped by their flag), and there are no new pairs.
+            self.tests = 0;
+            return;
+        }
         self.rebuild();
         let mut pairs = std::mem::take(&mut self.pair_buffer);
         pairs.clear();

@@ -13,9 +13,9 @@ use std::time::Instant;
 use macroquad::miniquad::{
     BlendFactor, BlendState, BlendValue, BufferId, BufferLayout, BufferSource, BufferType,
     BufferUsage, Comparison, CullFace, Equation, PassAction, Pipeline, PipelineParams,
-    PrimitiveType, ShaderMeta, ShaderSource as RawShaderSource, UniformBlockLayout,
-    UniformDesc as RawUniformDesc, UniformType as RawUniformType, UniformsSource, VertexAttribute,
-    VertexFormat, VertexStep,
+    PrimitiveType, RenderingBackend, ShaderId, ShaderMeta, ShaderSource as RawShaderSource,
+    UniformBlockLayout, UniformDesc as RawUniformDesc, UniformType as RawUniformType,
+    UniformsSource, VertexAttribute, VertexFormat, VertexStep,
 };
 use macroquad::prelude::*;
 
@@ -110,7 +110,6 @@ struct GpuMesh {
 /// The solid renderer.
 pub struct Renderer {
     opaque: Pipeline,
-    translucent: Pipeline,
     /// Soft contact shadows on the floor.
     shadow_pipeline: Pipeline,
     /// This frame's shadows (instances of the unit square).
@@ -162,6 +161,27 @@ fn layout() -> ([BufferLayout; 2], [VertexAttribute; 6]) {
     )
 }
 
+/// Compiles an instanced shader pair whose uniforms are [`Uniforms`]; `what` names it in the
+/// error.
+fn compile(
+    ctx: &mut dyn RenderingBackend,
+    vertex: &str,
+    fragment: &str,
+    what: &str,
+) -> Result<ShaderId, String> {
+    let meta = ShaderMeta {
+        uniforms: UniformBlockLayout {
+            uniforms: vec![
+                RawUniformDesc::new("Projection", RawUniformType::Mat4),
+                RawUniformDesc::new("LightDir", RawUniformType::Float4),
+            ],
+        },
+        images: vec![],
+    };
+    ctx.new_shader(RawShaderSource::Glsl { vertex, fragment }, meta)
+        .map_err(|e| format!("cannot compile the {what} shader: {e:?}"))
+}
+
 impl Renderer {
     /// Compiles the shaders. Fails with a message when the OpenGL in use cannot draw
     /// instanced meshes (it needs OpenGL 3.3 or OpenGL ES 3.0).
@@ -185,7 +205,7 @@ impl Renderer {
             )),
             ..Default::default()
         };
-        let (opaque, translucent, shadow_pipeline) = {
+        let (opaque, shadow_pipeline) = {
             let gl = unsafe { get_internal_gl() };
             let ctx = gl.quad_context;
             let info = ctx.info();
@@ -196,46 +216,14 @@ impl Renderer {
                     info.gl_version_string.trim()
                 ));
             }
-            let shader = ctx
-                .new_shader(
-                    RawShaderSource::Glsl {
-                        vertex: INSTANCED_VERTEX_SHADER,
-                        fragment: LIT_FRAGMENT_SHADER,
-                    },
-                    ShaderMeta {
-                        uniforms: UniformBlockLayout {
-                            uniforms: vec![
-                                RawUniformDesc::new("Projection", RawUniformType::Mat4),
-                                RawUniformDesc::new("LightDir", RawUniformType::Float4),
-                            ],
-                        },
-                        images: vec![],
-                    },
-                )
-                .map_err(|e| format!("cannot compile the lit shader: {e:?}"))?;
+            let shader = compile(ctx, INSTANCED_VERTEX_SHADER, LIT_FRAGMENT_SHADER, "lit")?;
             let (buffers, attributes) = layout();
+            // Solids and sensors alike: sensors are blended over the solids, drawn last and
+            // back to front, and write depth because miniquad 0.4 turns the depth test off in
+            // a pipeline that does not (a sensor behind a wall must stay hidden).
             let opaque = ctx.new_pipeline(&buffers, &attributes, shader, solid_params);
-            // Sensors: blended over the solids, drawn last and back to front. They write depth
-            // because miniquad 0.4 turns the depth test off in a pipeline that does not, and
-            // a sensor behind a wall must stay hidden.
-            let translucent = ctx.new_pipeline(&buffers, &attributes, shader, solid_params);
-            let shadow_shader = ctx
-                .new_shader(
-                    RawShaderSource::Glsl {
-                        vertex: SHADOW_VERTEX_SHADER,
-                        fragment: SHADOW_FRAGMENT_SHADER,
-                    },
-                    ShaderMeta {
-                        uniforms: UniformBlockLayout {
-                            uniforms: vec![
-                                RawUniformDesc::new("Projection", RawUniformType::Mat4),
-                                RawUniformDesc::new("LightDir", RawUniformType::Float4),
-                            ],
-                        },
-                        images: vec![],
-                    },
-                )
-                .map_err(|e| format!("cannot compile the shadow shader: {e:?}"))?;
+            let shadow_shader =
+                compile(ctx, SHADOW_VERTEX_SHADER, SHADOW_FRAGMENT_SHADER, "shadow")?;
             // Blended onto the floor before anything else is drawn over it (see `end`);
             // miniquad 0.4 tests no depth in a pipeline that writes none.
             let shadow_pipeline = ctx.new_pipeline(
@@ -247,7 +235,7 @@ impl Renderer {
                     ..solid_params
                 },
             );
-            (opaque, translucent, shadow_pipeline)
+            (opaque, shadow_pipeline)
         };
         // Debug lines seen through solids: no depth test, no depth writes, faded.
         let overlay = load_material(
@@ -271,7 +259,6 @@ impl Renderer {
         .map_err(|e| format!("cannot compile the overlay shader: {e:?}"))?;
         Ok(Self {
             opaque,
-            translucent,
             shadow_pipeline,
             shadows: HashMap::new(),
             shadow_count: 0,
@@ -381,7 +368,7 @@ impl Renderer {
             (self.shadow_pipeline, &self.shadows),
             (self.opaque, &self.fixed),
             (self.opaque, &self.solids),
-            (self.translucent, &self.see_through),
+            (self.opaque, &self.see_through),
         ];
         for (pipeline, lists) in passes {
             if lists.values().all(|l| l.is_empty()) {

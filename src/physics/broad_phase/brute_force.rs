@@ -5,7 +5,7 @@
 //! `update_pairs` contract, so for the same sequence of calls both report the same pairs in the
 //! same order. Tests use it as ground truth; it is also a fair choice for a handful of bodies.
 
-use super::proxy_list::ProxyList;
+use super::proxy_list::{delegate_to_proxy_list, ProxyList};
 use super::{ordered_pair, BroadPhase, BroadPhaseNode, ProxyId};
 use crate::physics::aabb::Aabb;
 use glam::Vec3;
@@ -42,44 +42,10 @@ impl BroadPhase for BruteForce {
         "brute force"
     }
 
-    fn box_clone(&self) -> Box<dyn BroadPhase + Send> {
-        Box::new(self.clone())
-    }
+    delegate_to_proxy_list!();
 
     fn heap_bytes(&self) -> usize {
         self.proxies.heap_bytes() + self.pair_buffer.capacity() * std::mem::size_of::<(u32, u32)>()
-    }
-
-    fn create_proxy_fat(&mut self, fat: Aabb, user: u32) -> ProxyId {
-        self.proxies.create(fat, user)
-    }
-
-    fn destroy_proxy(&mut self, proxy: ProxyId) {
-        self.proxies.destroy(proxy);
-    }
-
-    fn move_proxy(&mut self, proxy: ProxyId, aabb: Aabb, displacement: Vec3) -> bool {
-        self.proxies.move_proxy(proxy, aabb, displacement)
-    }
-
-    fn touch_proxy(&mut self, proxy: ProxyId) {
-        self.proxies.buffer_move(proxy);
-    }
-
-    fn fat_aabb(&self, proxy: ProxyId) -> Aabb {
-        self.proxies.slot(proxy).fat_aabb
-    }
-
-    fn user_data(&self, proxy: ProxyId) -> u32 {
-        self.proxies.slot(proxy).user
-    }
-
-    fn proxy_count(&self) -> usize {
-        self.proxies.count()
-    }
-
-    fn pair_tests(&self) -> u64 {
-        self.tests
     }
 
     fn update_pairs(&mut self, report: &mut dyn FnMut(u32, u32)) {
@@ -102,11 +68,7 @@ impl BroadPhase for BruteForce {
     }
 
     fn query(&self, aabb: &Aabb, visit: &mut dyn FnMut(u32) -> bool) {
-        for (_, slot) in self.proxies.live() {
-            if slot.fat_aabb.overlaps(aabb) && !visit(slot.user) {
-                return;
-            }
-        }
+        self.proxies.query_live(aabb, visit);
     }
 
     fn ray_cast(
@@ -116,16 +78,7 @@ impl BroadPhase for BruteForce {
         max_t: f32,
         visit: &mut dyn FnMut(u32, f32) -> f32,
     ) {
-        let mut clip = max_t;
-        for (_, slot) in self.proxies.live() {
-            if slot.fat_aabb.ray_intersection(origin, dir, clip).is_some() {
-                let new_clip = visit(slot.user, clip);
-                if new_clip <= 0.0 {
-                    return;
-                }
-                clip = clip.min(new_clip);
-            }
-        }
+        self.proxies.ray_cast_live(origin, dir, max_t, visit);
     }
 
     fn debug_nodes(&self, out: &mut Vec<BroadPhaseNode>) {

@@ -17,7 +17,7 @@
 //! proxies in the move buffer are tested one by one. Ray casts test every proxy's box (picking
 //! is one ray per click; a grid walk would not pay for itself here).
 
-use super::proxy_list::ProxyList;
+use super::proxy_list::{delegate_to_proxy_list, ProxyList};
 use super::{ordered_pair, BroadPhase, BroadPhaseNode, ProxyId};
 use crate::physics::aabb::Aabb;
 use glam::{IVec3, Vec3};
@@ -240,47 +240,13 @@ impl BroadPhase for UniformGrid {
         "uniform grid"
     }
 
-    fn box_clone(&self) -> Box<dyn BroadPhase + Send> {
-        Box::new(self.clone())
-    }
+    delegate_to_proxy_list!();
 
     fn heap_bytes(&self) -> usize {
         self.proxies.heap_bytes()
             + self.entries.capacity() * std::mem::size_of::<(u64, ProxyId)>()
             + self.omnipresent.capacity() * 4
             + self.pair_buffer.capacity() * std::mem::size_of::<(u32, u32)>()
-    }
-
-    fn create_proxy_fat(&mut self, fat: Aabb, user: u32) -> ProxyId {
-        self.proxies.create(fat, user)
-    }
-
-    fn destroy_proxy(&mut self, proxy: ProxyId) {
-        self.proxies.destroy(proxy);
-    }
-
-    fn move_proxy(&mut self, proxy: ProxyId, aabb: Aabb, displacement: Vec3) -> bool {
-        self.proxies.move_proxy(proxy, aabb, displacement)
-    }
-
-    fn touch_proxy(&mut self, proxy: ProxyId) {
-        self.proxies.buffer_move(proxy);
-    }
-
-    fn fat_aabb(&self, proxy: ProxyId) -> Aabb {
-        self.proxies.slot(proxy).fat_aabb
-    }
-
-    fn user_data(&self, proxy: ProxyId) -> u32 {
-        self.proxies.slot(proxy).user
-    }
-
-    fn proxy_count(&self) -> usize {
-        self.proxies.count()
-    }
-
-    fn pair_tests(&self) -> u64 {
-        self.tests
     }
 
     fn update_pairs(&mut self, report: &mut dyn FnMut(u32, u32)) {
@@ -321,14 +287,8 @@ impl BroadPhase for UniformGrid {
 
     fn query(&self, aabb: &Aabb, visit: &mut dyn FnMut(u32) -> bool) {
         let (_, go_on) = self.query_grid(aabb, true, &mut |id| visit(self.proxies.slot(id).user));
-        if !go_on {
-            return;
-        }
-        for &id in self.proxies.moved() {
-            let slot = self.proxies.slot(id);
-            if slot.fat_aabb.overlaps(aabb) && !visit(slot.user) {
-                return;
-            }
+        if go_on {
+            self.proxies.query_moved(aabb, visit);
         }
     }
 
@@ -339,16 +299,7 @@ impl BroadPhase for UniformGrid {
         max_t: f32,
         visit: &mut dyn FnMut(u32, f32) -> f32,
     ) {
-        let mut clip = max_t;
-        for (_, slot) in self.proxies.live() {
-            if slot.fat_aabb.ray_intersection(origin, dir, clip).is_some() {
-                let new_clip = visit(slot.user, clip);
-                if new_clip <= 0.0 {
-                    return;
-                }
-                clip = clip.min(new_clip);
-            }
-        }
+        self.proxies.ray_cast_live(origin, dir, max_t, visit);
     }
 
     /// The occupied cells of the last build, each with the number of proxies listed in it.

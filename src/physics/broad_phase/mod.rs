@@ -176,6 +176,28 @@ pub fn needs_reinsert(current_fat: &Aabb, tight: &Aabb, fresh_fat: &Aabb) -> boo
     !huge.contains(current_fat)
 }
 
+/// One step of a closest-hit ray cast: when the ray `origin + t·dir` still crosses `aabb`
+/// with `t ≤ clip`, asks `visit(user, clip)` and shrinks `clip` to its answer. Returns false
+/// when `visit` stopped the cast (answered ≤ 0).
+#[inline]
+pub(crate) fn visit_ray_box(
+    aabb: &Aabb,
+    user: u32,
+    origin: Vec3,
+    dir: Vec3,
+    clip: &mut f32,
+    visit: &mut dyn FnMut(u32, f32) -> f32,
+) -> bool {
+    if aabb.ray_intersection(origin, dir, *clip).is_some() {
+        let new_clip = visit(user, *clip);
+        if new_clip <= 0.0 {
+            return false;
+        }
+        *clip = clip.min(new_clip);
+    }
+    true
+}
+
 /// The pair `(a, b)` ordered so that the smaller value comes first.
 #[inline]
 pub fn ordered_pair(a: u32, b: u32) -> (u32, u32) {

@@ -173,6 +173,55 @@ impl ProxyList {
         other != proxy && !(self.slots[other as usize].moved && other < proxy)
     }
 
+    /// Visits the moved proxies (those a built structure holds stale copies of, or none)
+    /// whose fat box overlaps `aabb`; false if `visit` stopped the query.
+    pub fn query_moved(&self, aabb: &Aabb, visit: &mut dyn FnMut(u32) -> bool) -> bool {
+        self.move_buffer.iter().all(|&id| {
+            let slot = &self.slots[id as usize];
+            !slot.fat_aabb.overlaps(aabb) || visit(slot.user)
+        })
+    }
+
+    /// Visits every live proxy whose fat box overlaps `aabb`.
+    pub fn query_live(&self, aabb: &Aabb, visit: &mut dyn FnMut(u32) -> bool) {
+        for (_, slot) in self.live() {
+            if slot.fat_aabb.overlaps(aabb) && !visit(slot.user) {
+                return;
+            }
+        }
+    }
+
+    /// The closest-hit ray cast step of [`super::BroadPhase::ray_cast`] over the moved
+    /// proxies; false if `visit` stopped the cast.
+    pub fn ray_cast_moved(
+        &self,
+        origin: Vec3,
+        dir: Vec3,
+        clip: &mut f32,
+        visit: &mut dyn FnMut(u32, f32) -> f32,
+    ) -> bool {
+        self.move_buffer.iter().all(|&id| {
+            let slot = &self.slots[id as usize];
+            super::visit_ray_box(&slot.fat_aabb, slot.user, origin, dir, clip, visit)
+        })
+    }
+
+    /// [`super::BroadPhase::ray_cast`] over every live proxy.
+    pub fn ray_cast_live(
+        &self,
+        origin: Vec3,
+        dir: Vec3,
+        max_t: f32,
+        visit: &mut dyn FnMut(u32, f32) -> f32,
+    ) {
+        let mut clip = max_t;
+        for (_, slot) in self.live() {
+            if !super::visit_ray_box(&slot.fat_aabb, slot.user, origin, dir, &mut clip, visit) {
+                return;
+            }
+        }
+    }
+
     /// Checks the free list (in range, no duplicates, only dead slots, every dead slot
     /// listed), the move buffer (live, flagged, no duplicates, every flagged proxy listed) and
     /// that user values are distinct.
@@ -221,3 +270,46 @@ impl ProxyList {
         Ok(())
     }
 }
+
+/// The [`super::BroadPhase`] methods that only pass through to the implementing type's
+/// `proxies: ProxyList` and `tests: u64` fields (the type must be `Clone + Send`).
+macro_rules! delegate_to_proxy_list {
+    () => {
+        fn box_clone(&self) -> Box<dyn BroadPhase + Send> {
+            Box::new(self.clone())
+        }
+
+        fn create_proxy_fat(&mut self, fat: Aabb, user: u32) -> ProxyId {
+            self.proxies.create(fat, user)
+        }
+
+        fn destroy_proxy(&mut self, proxy: ProxyId) {
+            self.proxies.destroy(proxy);
+        }
+
+        fn move_proxy(&mut self, proxy: ProxyId, aabb: Aabb, displacement: Vec3) -> bool {
+            self.proxies.move_proxy(proxy, aabb, displacement)
+        }
+
+        fn touch_proxy(&mut self, proxy: ProxyId) {
+            self.proxies.buffer_move(proxy);
+        }
+
+        fn fat_aabb(&self, proxy: ProxyId) -> Aabb {
+            self.proxies.slot(proxy).fat_aabb
+        }
+
+        fn user_data(&self, proxy: ProxyId) -> u32 {
+            self.proxies.slot(proxy).user
+        }
+
+        fn proxy_count(&self) -> usize {
+            self.proxies.count()
+        }
+
+        fn pair_tests(&self) -> u64 {
+            self.tests
+        }
+    };
+}
+pub(crate) use delegate_to_proxy_list;

@@ -18,8 +18,8 @@
 //! Between two builds (a query or ray cast after proxies moved), proxies in the move buffer are
 //! skipped in the tree, whose copy of them is stale, and tested one by one instead.
 
-use super::proxy_list::ProxyList;
-use super::{ordered_pair, BroadPhase, BroadPhaseNode, ProxyId};
+use super::proxy_list::{delegate_to_proxy_list, ProxyList};
+use super::{ordered_pair, visit_ray_box, BroadPhase, BroadPhaseNode, ProxyId};
 use crate::physics::aabb::Aabb;
 use glam::{Vec2, Vec3};
 
@@ -275,9 +275,7 @@ impl BroadPhase for Quadtree {
         "quadtree"
     }
 
-    fn box_clone(&self) -> Box<dyn BroadPhase + Send> {
-        Box::new(self.clone())
-    }
+    delegate_to_proxy_list!();
 
     fn heap_bytes(&self) -> usize {
         self.proxies.heap_bytes()
@@ -287,38 +285,6 @@ impl BroadPhase for Quadtree {
                 .map(|n| std::mem::size_of::<Node>() + n.items.capacity() * 4)
                 .sum::<usize>()
             + self.pair_buffer.capacity() * std::mem::size_of::<(u32, u32)>()
-    }
-
-    fn create_proxy_fat(&mut self, fat: Aabb, user: u32) -> ProxyId {
-        self.proxies.create(fat, user)
-    }
-
-    fn destroy_proxy(&mut self, proxy: ProxyId) {
-        self.proxies.destroy(proxy);
-    }
-
-    fn move_proxy(&mut self, proxy: ProxyId, aabb: Aabb, displacement: Vec3) -> bool {
-        self.proxies.move_proxy(proxy, aabb, displacement)
-    }
-
-    fn touch_proxy(&mut self, proxy: ProxyId) {
-        self.proxies.buffer_move(proxy);
-    }
-
-    fn fat_aabb(&self, proxy: ProxyId) -> Aabb {
-        self.proxies.slot(proxy).fat_aabb
-    }
-
-    fn user_data(&self, proxy: ProxyId) -> u32 {
-        self.proxies.slot(proxy).user
-    }
-
-    fn proxy_count(&self) -> usize {
-        self.proxies.count()
-    }
-
-    fn pair_tests(&self) -> u64 {
-        self.tests
     }
 
     fn update_pairs(&mut self, report: &mut dyn FnMut(u32, u32)) {
@@ -350,14 +316,8 @@ impl BroadPhase for Quadtree {
 
     fn query(&self, aabb: &Aabb, visit: &mut dyn FnMut(u32) -> bool) {
         let (_, go_on) = self.query_tree(aabb, true, &mut |id| visit(self.proxies.slot(id).user));
-        if !go_on {
-            return;
-        }
-        for &id in self.proxies.moved() {
-            let slot = self.proxies.slot(id);
-            if slot.fat_aabb.overlaps(aabb) && !visit(slot.user) {
-                return;
-            }
+        if go_on {
+            self.proxies.query_moved(aabb, visit);
         }
     }
 
@@ -384,12 +344,8 @@ impl BroadPhase for Quadtree {
                 let Some(slot) = self.proxies.get(id).filter(|s| s.live && !s.moved) else {
                     continue;
                 };
-                if slot.fat_aabb.ray_intersection(origin, dir, clip).is_some() {
-                    let new_clip = visit(slot.user, clip);
-                    if new_clip <= 0.0 {
-                        return;
-                    }
-                    clip = clip.min(new_clip);
+                if !visit_ray_box(&slot.fat_aabb, slot.user, origin, dir, &mut clip, visit) {
+                    return;
                 }
             }
             if node.children != NONE {
@@ -399,16 +355,7 @@ impl BroadPhase for Quadtree {
                 }
             }
         }
-        for &id in self.proxies.moved() {
-            let slot = self.proxies.slot(id);
-            if slot.fat_aabb.ray_intersection(origin, dir, clip).is_some() {
-                let new_clip = visit(slot.user, clip);
-                if new_clip <= 0.0 {
-                    return;
-                }
-                clip = clip.min(new_clip);
-            }
-        }
+        self.proxies.ray_cast_moved(origin, dir, &mut clip, visit);
     }
 
     /// Every node of the last build as its square, spanning the heights of what it holds

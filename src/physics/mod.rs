@@ -15,6 +15,7 @@ pub mod narrow_phase;
 pub mod profile;
 pub mod query;
 pub mod shape;
+pub mod shape_cast;
 pub(crate) mod solver;
 pub mod world;
 pub mod world_bodies;
@@ -26,6 +27,7 @@ pub use collider::{Collider, ColliderDef};
 pub use math::{Isometry, Quat, Vec3};
 pub use query::RayHit;
 pub use shape::Shape;
+pub use shape_cast::ShapeHit;
 pub use world::{
     BodyHandle, BroadPhaseKind, ColliderHandle, ContactBegin, ContactEvents, ContactPair, World,
     WorldSettings, QUADTREE_MAX_CAPACITY, QUADTREE_MAX_DEPTH_LIMIT,

@@ -9,7 +9,7 @@ use macroquad::prelude::{EulerRot, Quat, Vec3};
 
 use super::sandbox::{Sandbox, Source, SpawnShape};
 use super::View;
-use crate::physics::{BodyType, BroadPhaseKind, ColliderDef};
+use crate::physics::{BodyType, BroadPhaseKind, ColliderDef, Integrator};
 
 /// How long a notice ("loaded …", "saved …") shows, s.
 const NOTICE_SECONDS: f64 = 4.0;
@@ -213,6 +213,19 @@ fn simulation(ui: &mut Ui, sandbox: &mut Sandbox) {
                 );
                 ui.checkbox(&mut settings.enable_sleeping, "sleeping");
                 ui.checkbox(&mut settings.enable_warm_starting, "warm starting");
+                egui::ComboBox::from_label("integrator")
+                    .selected_text(match settings.integrator {
+                        Integrator::SemiImplicitEuler => "semi-implicit Euler",
+                        Integrator::Verlet => "Verlet",
+                    })
+                    .show_ui(ui, |ui| {
+                        ui.selectable_value(
+                            &mut settings.integrator,
+                            Integrator::SemiImplicitEuler,
+                            "semi-implicit Euler",
+                        );
+                        ui.selectable_value(&mut settings.integrator, Integrator::Verlet, "Verlet");
+                    });
                 broad_phase_choice(ui, &mut settings.broad_phase);
                 if settings != before {
                     sandbox.set_settings(settings);

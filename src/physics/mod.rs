@@ -29,7 +29,7 @@ pub use query::RayHit;
 pub use shape::Shape;
 pub use shape_cast::ShapeHit;
 pub use world::{
-    BodyHandle, BroadPhaseKind, ColliderHandle, ContactBegin, ContactEvents, ContactPair, World,
-    WorldSettings, QUADTREE_MAX_CAPACITY, QUADTREE_MAX_DEPTH_LIMIT,
+    BodyHandle, BroadPhaseKind, ColliderHandle, ContactBegin, ContactEvents, ContactPair,
+    Integrator, World, WorldSettings, QUADTREE_MAX_CAPACITY, QUADTREE_MAX_DEPTH_LIMIT,
 };
 pub use world_bodies::{BodyError, ColliderError};

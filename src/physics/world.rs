@@ -123,6 +123,21 @@ impl BroadPhaseKind {
     }
 }
 
+/// How a sub-step moves bodies by their velocities and forces (see `docs/integrators.md`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Integrator {
+    /// Semi-implicit (symplectic) Euler, the default: each sub-step v += h·a, then the
+    /// contacts, then x += h·v. Under a constant force its positions run ahead of the exact
+    /// parabola by g·h·t/2 (half a sub-step's fall per unit of time).
+    #[default]
+    SemiImplicitEuler,
+    /// Velocity Verlet (kick, drift, kick; seed 002): half a kick before the first sub-step's
+    /// drift and half after the last one, whole kicks between. Under a constant force the
+    /// positions follow x₀ + v₀t + ½at² to rounding; with contacts the last half kick comes
+    /// before the relax pass, so resting bodies end the step at rest.
+    Verlet,
+}
+
 /// Global settings of a world. Every field has a default (see `constants.rs` for why).
 #[derive(Clone, Debug, PartialEq)]
 pub struct WorldSettings {
@@ -149,6 +164,8 @@ pub struct WorldSettings {
     pub restitution_threshold: f32,
     /// Broad phase algorithm.
     pub broad_phase: BroadPhaseKind,
+    /// The integrator.
+    pub integrator: Integrator,
     /// Reuse a contact's manifold while its pair has barely moved (see
     /// [`MANIFOLD_REUSE_DISTANCE`](super::constants::MANIFOLD_REUSE_DISTANCE)); off, every
     /// touching pair is tested every step.
@@ -175,6 +192,7 @@ impl Default for WorldSettings {
             max_push_velocity: DEFAULT_MAX_PUSH_VELOCITY,
             restitution_threshold: DEFAULT_RESTITUTION_THRESHOLD,
             broad_phase: BroadPhaseKind::DynamicTree,
+            integrator: Integrator::SemiImplicitEuler,
             reuse_manifolds: true,
             max_contacts_per_body: DEFAULT_MAX_CONTACTS_PER_BODY,
         }

@@ -27,7 +27,7 @@ use super::solver::{
     self, prepare_colours, substeps_for_mass_ratio, ConstraintInput, ConstraintShared, Pass,
     PointInput, Softness, SolverBody, SolverForces, StepContext, Work, COLOURS, OVERFLOW,
 };
-use super::world::World;
+use super::world::{Integrator, World};
 
 /// One group of islands solved with its own sub-step count.
 #[derive(Clone, Debug)]
@@ -233,9 +233,19 @@ impl World {
         // The packed separations are the step start's; after the positions move, the next
         // pass tracks them again and the passes after it reuse them.
         let mut moved = false;
-        for _ in 0..group.substeps {
+        // Verlet: half a kick before the first drift and half after the last (see
+        // `Integrator`); the half kicks use a half sub-step.
+        let verlet = settings.integrator == Integrator::Verlet;
+        let half = solver::StepContext {
+            h: 0.5 * ctx.h,
+            inv_h: 2.0 * ctx.inv_h,
+            ..ctx
+        };
+        let last = group.substeps.saturating_sub(1);
+        for substep in 0..group.substeps {
+            let kick = if verlet && substep == 0 { &half } else { &ctx };
             for range in moving.iter().cloned() {
-                solver::integrate_velocities(&mut bodies[range.clone()], &forces[range], &ctx);
+                solver::integrate_velocities(&mut bodies[range.clone()], &forces[range], kick);
             }
             clamp(bodies, faulted);
             profile.integration_ms += timer.lap();
@@ -249,6 +259,12 @@ impl World {
             profile.solver_ms += timer.lap();
             for range in moving.iter().cloned() {
                 solver::integrate_positions(&mut bodies[range.clone()], &forces[range], &ctx);
+            }
+            if verlet && substep == last {
+                for range in moving.iter().cloned() {
+                    solver::integrate_velocities(&mut bodies[range.clone()], &forces[range], &half);
+                }
+                clamp(bodies, faulted);
             }
             moved = true;
             profile.integration_ms += timer.lap();

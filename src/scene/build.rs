@@ -200,6 +200,7 @@ fn settings(s: &SettingsDesc) -> Result<(WorldSettings, f32), String> {
         restitution_threshold: s.restitution_threshold,
         max_contacts_per_body: s.max_contacts_per_body,
         broad_phase: s.broad_phase.kind(),
+        integrator: s.integrator.kind(),
         ..WorldSettings::default()
     };
     world.validate().map_err(|e| format!("settings.{e}"))?;

@@ -59,6 +59,7 @@ pub fn to_scene_file(
         sleeping: s.enable_sleeping,
         warm_starting: s.enable_warm_starting,
         broad_phase: BroadPhaseDesc::from_kind(s.broad_phase),
+        integrator: IntegratorDesc::from_kind(s.integrator),
         contact_hertz: s.contact_hertz,
         contact_damping_ratio: s.contact_damping_ratio,
         max_push_velocity: s.max_push_velocity,

@@ -228,6 +228,34 @@ impl BroadPhaseDesc {
     }
 }
 
+/// The integrator (see `docs/integrators.md`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum IntegratorDesc {
+    /// Semi-implicit Euler (the default).
+    #[default]
+    SemiImplicitEuler,
+    /// Velocity Verlet.
+    Verlet,
+}
+
+impl IntegratorDesc {
+    /// The engine's value.
+    pub fn kind(self) -> crate::physics::Integrator {
+        match self {
+            IntegratorDesc::SemiImplicitEuler => crate::physics::Integrator::SemiImplicitEuler,
+            IntegratorDesc::Verlet => crate::physics::Integrator::Verlet,
+        }
+    }
+
+    /// The description of the engine's value.
+    pub fn from_kind(kind: crate::physics::Integrator) -> Self {
+        match kind {
+            crate::physics::Integrator::SemiImplicitEuler => IntegratorDesc::SemiImplicitEuler,
+            crate::physics::Integrator::Verlet => IntegratorDesc::Verlet,
+        }
+    }
+}
+
 /// Simulation settings; every field optional.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -248,6 +276,8 @@ pub struct SettingsDesc {
     pub warm_starting: bool,
     /// Broad phase algorithm.
     pub broad_phase: BroadPhaseDesc,
+    /// How bodies move between contact solves: `SemiImplicitEuler` (default) or `Verlet`.
+    pub integrator: IntegratorDesc,
     /// Contact stiffness, Hz.
     pub contact_hertz: f32,
     /// Contact damping ratio.
@@ -273,6 +303,7 @@ impl Default for SettingsDesc {
             sleeping: w.enable_sleeping,
             warm_starting: w.enable_warm_starting,
             broad_phase: BroadPhaseDesc::DynamicTree,
+            integrator: IntegratorDesc::SemiImplicitEuler,
             contact_hertz: w.contact_hertz,
             contact_damping_ratio: w.contact_damping_ratio,
             max_push_velocity: w.max_push_velocity,

@@ -270,3 +270,94 @@ fn random_casts_stop_where_gjk_says_the_shapes_just_touch() {
     }
     assert!(hits > 50 && hits < 200, "a mix of hits and misses: {hits}");
 }
+
+#[test]
+fn a_grazing_cast_still_finds_the_wall() {
+    let mut w = world();
+    // A wall 100 m long whose face is the plane x = 0.5 (a box centred at x = 1).
+    fixed(
+        &mut w,
+        Vec3::new(1.0, 0.0, 0.0),
+        Quat::IDENTITY,
+        Shape::cuboid(Vec3::new(0.5, 1.0, 50.0)),
+    );
+    // A ball r = 0.1 at the origin moving 1° off the wall's direction: its surface reaches
+    // x = 0.5 after (0.5 − 0.1) / sin 1° = 22.92 m.
+    let angle = 1.0f32.to_radians();
+    let dir = Vec3::new(angle.sin(), 0.0, angle.cos());
+    let hit = w
+        .cast_shape(&Shape::sphere(0.1), &at(Vec3::ZERO), dir, 40.0, None)
+        .expect("hits at a grazing angle");
+    let expected = 0.4 / angle.sin();
+    assert!(
+        (hit.distance - expected).abs() < 2e-3,
+        "{} vs {expected}",
+        hit.distance
+    );
+    assert!(close(hit.normal, -Vec3::X, 1e-3));
+}
+
+/// An upright capsule (half height 0.5, radius 0.3) standing on the origin's floor level.
+fn capsule() -> Shape {
+    Shape::capsule(0.5, 0.3)
+}
+
+#[test]
+fn sliding_keeps_the_motion_along_a_wall_and_stops_in_a_corner() {
+    use impulse::physics::shape_cast::SLIDE_SKIN;
+    let mut w = world();
+    // A wall whose face is the plane x = 2.
+    let wall = Shape::cuboid(Vec3::new(0.5, 2.0, 10.0));
+    fixed(
+        &mut w,
+        Vec3::new(2.5, 1.0, 0.0),
+        Quat::IDENTITY,
+        wall.clone(),
+    );
+    let start = at(Vec3::new(0.0, 1.0, 0.0));
+    // Moving (3, 0, 3): the capsule reaches the wall at x = 2 − 0.3, stops SLIDE_SKIN from
+    // it (x = 1.7 − SLIDE_SKIN), and the rest of the move keeps its z part only: z = 3.
+    let moved = w.slide_shape(&capsule(), &start, Vec3::new(3.0, 0.0, 3.0), None, 4);
+    let x = 1.7 - SLIDE_SKIN;
+    assert!((moved.x - x).abs() < 1e-3, "{moved:?}");
+    assert!((moved.z - 3.0).abs() < 1e-3, "{moved:?}");
+    assert!(moved.y.abs() < 1e-6);
+    // Moving away from the wall or along it is not changed.
+    let free = w.slide_shape(&capsule(), &start, Vec3::new(-1.0, 0.0, 2.0), None, 4);
+    assert!(close(free, Vec3::new(-1.0, 0.0, 2.0), 1e-6));
+    // A second wall, face z = 2: the corner stops both parts of the move.
+    fixed(
+        &mut w,
+        Vec3::new(0.0, 1.0, 2.5),
+        Quat::IDENTITY,
+        Shape::cuboid(Vec3::new(10.0, 2.0, 0.5)),
+    );
+    let cornered = w.slide_shape(&capsule(), &start, Vec3::new(3.0, 0.0, 3.0), None, 4);
+    for c in [cornered.x, cornered.z] {
+        assert!((1.69..=1.7).contains(&c), "{cornered:?}");
+    }
+}
+
+#[test]
+fn sliding_ignores_dynamic_bodies_and_the_floor_it_glides_over() {
+    let mut w = world();
+    // A floor plane 5 mm under the capsule's bottom and a dynamic crate in its way: neither
+    // stops a horizontal move (the crate is pushed by the moving body's contacts instead).
+    fixed(&mut w, Vec3::ZERO, Quat::IDENTITY, Shape::plane(Vec3::Y));
+    let crate_body = w.create_body(BodyDef {
+        position: Vec3::new(1.5, 0.5, 0.0),
+        ..BodyDef::default()
+    });
+    w.add_collider(
+        crate_body,
+        ColliderDef::new(Shape::cuboid(Vec3::splat(0.5))),
+    )
+    .unwrap();
+    let start = at(Vec3::new(0.0, 0.805, 0.0));
+    let moved = w.slide_shape(&capsule(), &start, Vec3::new(3.0, 0.0, 0.0), None, 4);
+    assert!(close(moved, Vec3::new(3.0, 0.0, 0.0), 1e-6), "{moved:?}");
+    // Pressing down into the floor, already SLIDE_SKIN above it: only the horizontal part
+    // of the move is made.
+    let down = w.slide_shape(&capsule(), &start, Vec3::new(1.0, -1.0, 0.0), None, 4);
+    assert!(close(down, Vec3::X, 1e-4), "{down:?}");
+}

@@ -476,3 +476,37 @@ fn b_steps_back_through_the_recorded_history_while_paused() {
     assert_eq!(step, head - 10);
     assert_eq!(state["timeline"]["oldest"], 0);
 }
+
+#[test]
+fn the_player_walks_with_the_keys_and_slides_along_a_wall() {
+    // topdown.ron: the player starts at (0, 1); D walks it east (+x, the camera looks
+    // along −z) at 4 m/s for 135 frames (9 m, more than the 7.7 m to the east wall, clear of
+    // the pillars and crates), so it stops against the wall's face x = 8 at
+    // 8 − 0.3 − SLIDE_SKIN = 7.695. Then W+D for 30 frames: the diagonal's part along the
+    // wall, 4/√2 m/s, carries it 30/60 · 2.83 = 1.41 m north (−z) along the wall.
+    let events = [
+        at(5, "KeyDown(\"D\")"),
+        at(140, "KeyDown(\"W\")"),
+        at(170, "KeyUp(\"W\")"),
+        at(170, "KeyUp(\"D\")"),
+    ];
+    let Some(state) = scripted("walk", "scenes/topdown.ron", &events, 180, &[]) else {
+        return;
+    };
+    let bodies = state["world"]["bodies"].as_array().unwrap();
+    let player = bodies
+        .iter()
+        .find(|b| b["name"] == "player")
+        .expect("the player");
+    let p = |i: usize| player["position"][i].as_f64().unwrap();
+    assert!((p(0) - 7.695).abs() < 0.01, "x = {}", p(0));
+    assert!((p(1) - 0.82).abs() < 1e-6, "it stays on its height");
+    let north = 1.0 - p(2);
+    assert!(
+        (1.3..1.55).contains(&north),
+        "slid {north} m along the wall"
+    );
+    // Keys released: it stands still.
+    let v = &player["linear_velocity"];
+    assert!((0..3).all(|i| v[i].as_f64().unwrap().abs() < 1e-6), "{v}");
+}

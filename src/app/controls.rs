@@ -28,11 +28,23 @@ pub enum Press {
     Grab,
 }
 
-/// Space play/pause, N step, B step back, R reset, F frame, Delete delete, Escape deselect.
+/// Space play/pause, N step, B step back, R reset, F frame, Delete delete, Escape deselect;
+/// WASD or the arrows walk the player (see `player.rs`).
 pub fn handle_keys(input: &InputState, sandbox: &mut Sandbox, view: &mut View, egui_wants: bool) {
+    sandbox.drive = Vec3::ZERO;
     if egui_wants {
         return;
     }
+    let axis = |plus: [KeyCode; 2], minus: [KeyCode; 2]| {
+        let held = |keys: [KeyCode; 2]| keys.iter().any(|&k| input.key_down(k));
+        f32::from(u8::from(held(plus))) - f32::from(u8::from(held(minus)))
+    };
+    let keys = (
+        axis([KeyCode::D, KeyCode::Right], [KeyCode::A, KeyCode::Left]),
+        axis([KeyCode::W, KeyCode::Up], [KeyCode::S, KeyCode::Down]),
+    );
+    let forward = view.camera.target - view.camera.eye();
+    sandbox.drive = super::player::intent(forward, keys);
     if input.key_pressed(KeyCode::Space) {
         sandbox.playing = !sandbox.playing;
     }

@@ -10,6 +10,7 @@ mod debug_draw;
 mod events;
 mod grab;
 mod input;
+mod player;
 mod render;
 mod sandbox;
 mod stress;

@@ -245,6 +245,8 @@ pub struct Sandbox {
     pub selected: Option<BodyHandle>,
     /// Body held by the mouse.
     pub grab: Option<Grab>,
+    /// Where the keys ask the player to walk (unit or zero; see `player.rs`).
+    pub drive: Vec3,
     /// Spawn panel settings.
     pub spawn: SpawnSettings,
     /// The last load or save problem (shown in the panel until dismissed).
@@ -284,6 +286,7 @@ impl Sandbox {
             accumulator: 0.0,
             selected: None,
             grab: None,
+            drive: Vec3::ZERO,
             spawn: SpawnSettings::default(),
             error: None,
             notice: None,
@@ -421,9 +424,33 @@ impl Sandbox {
                 }
             }
         }
+        self.drive_player(step);
         self.world.step(self.timestep);
         self.events.record(&self.world, &self.meta);
         self.timeline.after_step(&self.world, &self.meta);
+    }
+
+    /// Sets the player's velocity before `step`: from the keys in the present (or when a key
+    /// is held in the past, which branches like a grab), else as recorded.
+    fn drive_player(&mut self, step: u64) {
+        let Some(player) = super::player::find(&self.world, &self.meta) else {
+            return;
+        };
+        let past = self.timeline.is_past(step);
+        let velocity = if self.drive != Vec3::ZERO || !past {
+            if past {
+                self.timeline.truncate_after(step);
+            }
+            let v = super::player::velocity(&self.world, player, self.drive, self.timestep);
+            self.timeline.record_drive(step, (player, v));
+            Some((player, v))
+        } else {
+            self.timeline.drive_at(step)
+        };
+        if let Some((body, v)) = velocity {
+            // A kinematic body takes any finite velocity; nothing to report.
+            let _ = self.world.set_linear_velocity(body, v);
+        }
     }
 
     /// Notes that the world or the names changed outside a step (the timeline hears of it at
@@ -447,6 +474,7 @@ impl Sandbox {
         self.commit_edits();
         self.playing = false;
         self.grab = None;
+        self.drive = Vec3::ZERO;
         let step = step.clamp(self.timeline.oldest(), self.timeline.head());
         if step == self.world.step_count() {
             return;

@@ -12,7 +12,7 @@
 use std::collections::{BTreeMap, VecDeque};
 
 use super::grab::Grab;
-use crate::physics::{BodyHandle, World};
+use crate::physics::{BodyHandle, Vec3, World};
 use crate::scene::BodyMeta;
 
 /// How much simulated time the timeline keeps, s.
@@ -40,6 +40,8 @@ pub struct Timeline {
     keyframes: VecDeque<Keyframe>,
     /// The grab that acted before each step, by the step's number.
     grabs: BTreeMap<u64, Grab>,
+    /// The player's velocity set before each step (see `player.rs`).
+    drives: BTreeMap<u64, (BodyHandle, Vec3)>,
     /// The latest recorded step: the present.
     head: u64,
     /// Sum of the keyframes' sizes.
@@ -56,6 +58,7 @@ impl Timeline {
         let mut timeline = Self {
             keyframes: VecDeque::new(),
             grabs: BTreeMap::new(),
+            drives: BTreeMap::new(),
             head: 0,
             bytes: 0,
             max_steps: 0,
@@ -69,6 +72,7 @@ impl Timeline {
     pub fn reset(&mut self, world: &World, meta: &Meta, timestep: f32) {
         self.keyframes.clear();
         self.grabs.clear();
+        self.drives.clear();
         self.bytes = 0;
         self.max_steps = (HISTORY_SECONDS / timestep.max(1e-4)).ceil() as u64;
         self.head = world.step_count();
@@ -123,6 +127,18 @@ impl Timeline {
         }
     }
 
+    /// The player's velocity recorded before `step`, if any.
+    pub fn drive_at(&self, step: u64) -> Option<(BodyHandle, Vec3)> {
+        self.drives.get(&step).copied()
+    }
+
+    /// Remembers the player's velocity set before `step`.
+    pub fn record_drive(&mut self, step: u64, drive: (BodyHandle, Vec3)) {
+        if self.enabled {
+            self.drives.insert(step, drive);
+        }
+    }
+
     /// Called after every step: moves the present forward and keeps a keyframe every
     /// [`KEYFRAME_INTERVAL`] steps.
     pub fn after_step(&mut self, world: &World, meta: &Meta) {
@@ -162,6 +178,7 @@ impl Timeline {
             }
         }
         self.grabs.split_off(&step);
+        self.drives.split_off(&step);
         self.head = step;
     }
 
@@ -199,6 +216,7 @@ impl Timeline {
         }
         let oldest = self.oldest();
         self.grabs = self.grabs.split_off(&oldest);
+        self.drives = self.drives.split_off(&oldest);
     }
 }
 
@@ -365,5 +383,39 @@ mod tests {
         );
         sandbox.scrub_to(0);
         assert_eq!(sandbox.world.step_count(), oldest);
+    }
+
+    #[test]
+    fn the_players_walk_is_replayed_exactly_and_a_key_in_the_past_branches() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/topdown.ron");
+        let (scene, source, text) = load_initial(Some(&path)).unwrap();
+        let mut sandbox = Sandbox::new(scene, source, text);
+        let player = crate::app::player::find(&sandbox.world, &sandbox.meta).expect("a player");
+        // East for 60 steps (into crate 3's row), then north-east for 60, then nothing.
+        let mut states = vec![bits(&sandbox.world)];
+        for step in 0..200 {
+            sandbox.drive = match step {
+                0..60 => Vec3::X,
+                60..120 => Vec3::new(1.0, 0.0, -1.0).normalize(),
+                _ => Vec3::ZERO,
+            };
+            sandbox.step_once();
+            states.push(bits(&sandbox.world));
+        }
+        let walked = sandbox.world.body(player).unwrap().position();
+        assert!(walked.x > 4.0, "the player walked: {walked:?}");
+        // Back to step 90 (keys up, as a scrub leaves them) and on: the same walk, bit for bit.
+        sandbox.scrub_to(90);
+        assert_eq!(bits(&sandbox.world), states[90]);
+        while sandbox.world.step_count() < 200 {
+            sandbox.step_once();
+        }
+        assert_eq!(bits(&sandbox.world), states[200]);
+        // Back to step 30 and walking west instead: a new branch, the old future is gone.
+        sandbox.scrub_to(30);
+        sandbox.drive = -Vec3::X;
+        sandbox.step_once();
+        assert_eq!(sandbox.timeline.head(), 31);
+        assert!(sandbox.world.body(player).unwrap().linear_velocity().x < 0.0);
     }
 }

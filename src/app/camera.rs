@@ -24,6 +24,9 @@ pub struct OrbitCamera {
     pub bottom: f32,
     /// Height of the floor the eye must stay above (the top of the scene's ground), m.
     pub floor: Option<f32>,
+    /// A planar world's view: orthographic, from the front (looking along −z), no orbiting
+    /// (pan and zoom still work).
+    pub orthographic: bool,
 }
 
 /// The eye stays at least this far above the floor, m.
@@ -47,6 +50,16 @@ impl OrbitCamera {
             viewport: [0.0, 1280.0, 800.0],
             bottom: 0.0,
             floor: None,
+            orthographic: false,
+        }
+    }
+
+    /// Turns the planar world's front view on (facing −z, orthographic) or off.
+    pub fn set_orthographic(&mut self, on: bool) {
+        self.orthographic = on;
+        if on {
+            self.yaw = 0.0;
+            self.pitch = 0.0;
         }
     }
 
@@ -64,6 +77,10 @@ impl OrbitCamera {
 
     /// Puts the pitch back within its limits (above the floor, not past vertical).
     pub fn keep_above_floor(&mut self) {
+        if self.orthographic {
+            // The front view stays level: a parallel projection cannot look up at the floor.
+            return;
+        }
         self.pitch = self.pitch.clamp(self.min_pitch(), MAX_PITCH);
     }
 
@@ -103,7 +120,6 @@ impl OrbitCamera {
             position: self.eye(),
             target: self.target,
             up: Vec3::Y,
-            fovy: self.fov,
             aspect: Some(width / height),
             viewport: Some((left as i32, self.bottom as i32, width as i32, height as i32)),
             // The near plane scales with the distance: depth precision goes as near / z², and
@@ -111,12 +127,32 @@ impl OrbitCamera {
             // the floor from the face of the box standing on it 40 m away.
             z_near: (self.distance * 0.02).clamp(0.01, 1.0),
             z_far: 10_000.0,
-            ..Default::default()
+            ..self.projection()
+        }
+    }
+
+    /// Perspective with the field of view; orthographic showing the height the perspective
+    /// view shows at the target, so zooming (the distance) works the same in both.
+    fn projection(&self) -> Camera3D {
+        if self.orthographic {
+            Camera3D {
+                projection: Projection::Orthographics,
+                fovy: 2.0 * self.distance * (0.5 * self.fov).tan(),
+                ..Default::default()
+            }
+        } else {
+            Camera3D {
+                fovy: self.fov,
+                ..Default::default()
+            }
         }
     }
 
     /// Turns by a mouse drag of `delta` pixels.
     pub fn orbit(&mut self, delta: Vec2) {
+        if self.orthographic {
+            return;
+        }
         self.yaw -= delta.x * 0.006;
         self.pitch += delta.y * 0.006;
         self.keep_above_floor();

@@ -330,6 +330,11 @@ async fn main_loop(checked: Checked, mut sandbox: Sandbox) -> Result<(), CliErro
             reload_timer = 0.0;
             sandbox.hot_reload();
         }
+        // A planar world is seen from the front, orthographic (switched with the setting).
+        let planar = sandbox.world.settings().planar;
+        if planar != view.camera.orthographic {
+            view.camera.set_orthographic(planar);
+        }
         // A different scene brings its own camera (or is framed to fit when it has none); a
         // reload of the same file keeps the view.
         if camera_source.as_ref() != Some(&sandbox.source) {

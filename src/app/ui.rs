@@ -213,6 +213,7 @@ fn simulation(ui: &mut Ui, sandbox: &mut Sandbox) {
                 );
                 ui.checkbox(&mut settings.enable_sleeping, "sleeping");
                 ui.checkbox(&mut settings.enable_warm_starting, "warm starting");
+                ui.checkbox(&mut settings.planar, "planar (x–y plane, front view)");
                 egui::ComboBox::from_label("integrator")
                     .selected_text(match settings.integrator {
                         Integrator::SemiImplicitEuler => "semi-implicit Euler",

@@ -45,6 +45,59 @@ pub struct BodyDef {
     pub ccd: bool,
     /// Free for the user (the scene loader stores the body's index in its file).
     pub user_data: u64,
+    /// World axes along which the body may not move, and about which it may not turn.
+    pub locked: Locks,
+}
+
+/// Locked degrees of freedom of a dynamic body, in world axes (x, y, z). A locked rotation
+/// axis is taken out of the body's inverse inertia (I⁻¹ ← P·I⁻¹·P, P the projection on the
+/// free axes), so contacts solve as if the body could not turn that way; a locked
+/// translation axis is taken out of the body's velocity after every solver pass, so it never
+/// moves along it. Both keep the locked coordinates bit for bit. Static and kinematic bodies
+/// ignore them (they move only as told).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Locks {
+    /// No motion along x, y, z.
+    pub translation: [bool; 3],
+    /// No turning about x, y, z.
+    pub rotation: [bool; 3],
+}
+
+impl Locks {
+    /// Nothing locked.
+    pub const NONE: Locks = Locks {
+        translation: [false; 3],
+        rotation: [false; 3],
+    };
+    /// The x–y plane: no motion along z, turning only about z.
+    pub const PLANAR: Locks = Locks {
+        translation: [false, false, true],
+        rotation: [true, true, false],
+    };
+
+    /// Both sets of locks.
+    pub fn union(self, other: Locks) -> Locks {
+        let or = |a: [bool; 3], b: [bool; 3]| [a[0] || b[0], a[1] || b[1], a[2] || b[2]];
+        Locks {
+            translation: or(self.translation, other.translation),
+            rotation: or(self.rotation, other.rotation),
+        }
+    }
+
+    /// True when nothing is locked.
+    pub fn is_none(&self) -> bool {
+        *self == Locks::NONE
+    }
+
+    /// 1 on the free translation axes, 0 on the locked ones.
+    pub fn linear_free(&self) -> Vec3 {
+        Vec3::from_array(self.translation.map(|l| if l { 0.0 } else { 1.0 }))
+    }
+
+    /// 1 on the free rotation axes, 0 on the locked ones.
+    pub fn angular_free(&self) -> Vec3 {
+        Vec3::from_array(self.rotation.map(|l| if l { 0.0 } else { 1.0 }))
+    }
 }
 
 impl Default for BodyDef {
@@ -62,6 +115,7 @@ impl Default for BodyDef {
             awake: true,
             ccd: false,
             user_data: 0,
+            locked: Locks::NONE,
         }
     }
 }
@@ -221,6 +275,8 @@ pub struct Body {
     pub(crate) awake: bool,
     /// Continuous collision (see [`BodyDef::ccd`]).
     pub(crate) ccd: bool,
+    /// Locked degrees of freedom (dynamic bodies only).
+    pub(crate) locked: Locks,
     /// Its state stopped being finite in a step: kept at its last finite pose, at rest, and
     /// left out of the solver (others see it as fixed) until it is placed again.
     pub(crate) frozen: bool,
@@ -267,6 +323,7 @@ impl Body {
             can_sleep: def.can_sleep,
             awake: def.awake || def.body_type == BodyType::Static,
             ccd: def.ccd,
+            locked: def.locked,
             frozen: false,
             extent: 0.0,
             sleep_time: 0.0,
@@ -426,7 +483,13 @@ impl Body {
             awake: self.awake,
             ccd: self.ccd,
             user_data: self.user_data,
+            locked: self.locked,
         }
+    }
+
+    /// The body's own locked degrees of freedom (the world's planar setting adds its own).
+    pub fn locked(&self) -> Locks {
+        self.locked
     }
 
     /// True when the body has continuous collision.

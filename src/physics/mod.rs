@@ -22,7 +22,7 @@ pub mod world_bodies;
 mod world_contacts;
 mod world_solve;
 
-pub use body::{Body, BodyDef, BodyType};
+pub use body::{Body, BodyDef, BodyType, Locks};
 pub use collider::{Collider, ColliderDef};
 pub use math::{Isometry, Quat, Vec3};
 pub use query::RayHit;

@@ -166,6 +166,9 @@ pub struct WorldSettings {
     pub broad_phase: BroadPhaseKind,
     /// The integrator.
     pub integrator: Integrator,
+    /// Lock every dynamic body to the x–y plane and to turning about z (2D worlds, like
+    /// seeds 000 and 004; Jolt's Plane2D): [`Locks::PLANAR`] added to each body's own.
+    pub planar: bool,
     /// Reuse a contact's manifold while its pair has barely moved (see
     /// [`MANIFOLD_REUSE_DISTANCE`](super::constants::MANIFOLD_REUSE_DISTANCE)); off, every
     /// touching pair is tested every step.
@@ -193,6 +196,7 @@ impl Default for WorldSettings {
             restitution_threshold: DEFAULT_RESTITUTION_THRESHOLD,
             broad_phase: BroadPhaseKind::DynamicTree,
             integrator: Integrator::SemiImplicitEuler,
+            planar: false,
             reuse_manifolds: true,
             max_contacts_per_body: DEFAULT_MAX_CONTACTS_PER_BODY,
         }

@@ -517,6 +517,16 @@ impl World {
         self.change_moving_body(handle, |b| b.gravity_scale = scale)
     }
 
+    /// Locks degrees of freedom of the body (see [`Locks`](super::body::Locks)); its
+    /// velocity along them is dropped at the next step, where it stands stays.
+    pub fn set_locked(
+        &mut self,
+        handle: BodyHandle,
+        locked: super::body::Locks,
+    ) -> Result<(), BodyError> {
+        self.change_moving_body(handle, |b| b.locked = locked)
+    }
+
     /// Allows or forbids sleeping (forbidding wakes the body).
     pub fn set_can_sleep(&mut self, handle: BodyHandle, can_sleep: bool) -> Result<(), BodyError> {
         self.change_moving_body(handle, |b| b.can_sleep = can_sleep)

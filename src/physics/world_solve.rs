@@ -21,7 +21,7 @@ use std::ops::Range;
 
 use super::body::{BodyType, NULL};
 use super::constants::*;
-use super::math::{Isometry, Quat, Vec3};
+use super::math::{Isometry, Mat3, Quat, Vec3};
 use super::profile::PhaseTimer;
 use super::solver::{
     self, prepare_colours, substeps_for_mass_ratio, ConstraintInput, ConstraintShared, Pass,
@@ -463,6 +463,7 @@ impl World {
     /// Copies every awake non-static body into the solver arrays at its solver index.
     fn fill_solver_arrays(&mut self, count: usize) {
         let gravity = self.settings.gravity;
+        let planar = self.settings.planar;
         let scratch = &mut self.scratch;
         scratch.solver_bodies.clear();
         scratch.solver_bodies.resize(count, SolverBody::STATIC);
@@ -478,7 +479,22 @@ impl World {
             if index == 0 {
                 continue;
             }
-            let inv_inertia = body.world_inv_inertia();
+            let locks = if body.is_dynamic() && planar {
+                body.locked.union(super::body::Locks::PLANAR)
+            } else if body.is_dynamic() {
+                body.locked
+            } else {
+                super::body::Locks::NONE
+            };
+            let (linear_free, angular_free) = (locks.linear_free(), locks.angular_free());
+            let mut inv_inertia = body.world_inv_inertia();
+            if !locks.is_none() {
+                // P·I⁻¹·P: no turning about a locked axis, however the contacts push.
+                let p = Mat3::from_diagonal(angular_free);
+                inv_inertia = p * inv_inertia * p;
+                body.linear_velocity *= linear_free;
+                body.angular_velocity *= angular_free;
+            }
             // Kinematic velocities are capped like dynamic ones so absurd input cannot
             // overflow positions.
             let max_speed = super::body::max_linear_speed(body.ccd);
@@ -493,7 +509,9 @@ impl World {
             };
             if body.is_dynamic() {
                 scratch.solver_forces[index] = SolverForces {
-                    linear_acceleration: gravity * body.gravity_scale + body.force * body.inv_mass,
+                    linear_acceleration: (gravity * body.gravity_scale
+                        + body.force * body.inv_mass)
+                        * linear_free,
                     angular_acceleration: inv_inertia * body.torque,
                     linear_damping: body.linear_damping,
                     angular_damping: body.angular_damping,
@@ -502,6 +520,9 @@ impl World {
                     local_inertia: body.local_inertia,
                     local_inv_inertia: body.local_inv_inertia,
                     max_linear_speed: super::body::max_linear_speed(body.ccd),
+                    linear_free,
+                    angular_free,
+                    locked: !locks.is_none(),
                 };
                 if body.ccd {
                     scratch

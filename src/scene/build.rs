@@ -201,6 +201,7 @@ fn settings(s: &SettingsDesc) -> Result<(WorldSettings, f32), String> {
         max_contacts_per_body: s.max_contacts_per_body,
         broad_phase: s.broad_phase.kind(),
         integrator: s.integrator.kind(),
+        planar: s.planar,
         ..WorldSettings::default()
     };
     world.validate().map_err(|e| format!("settings.{e}"))?;
@@ -288,6 +289,7 @@ fn body(
         ccd: desc.ccd,
         awake: desc.awake,
         user_data: 0,
+        locked: desc.locked.locks(),
     };
     def.validate()?;
     if body_type != BodyType::Static {

@@ -60,6 +60,7 @@ pub fn to_scene_file(
         warm_starting: s.enable_warm_starting,
         broad_phase: BroadPhaseDesc::from_kind(s.broad_phase),
         integrator: IntegratorDesc::from_kind(s.integrator),
+        planar: s.planar,
         contact_hertz: s.contact_hertz,
         contact_damping_ratio: s.contact_damping_ratio,
         max_push_velocity: s.max_push_velocity,
@@ -107,6 +108,7 @@ pub fn to_scene_file(
                 can_sleep: body.can_sleep(),
                 awake: body.is_awake(),
                 ccd: body.has_ccd(),
+                locked: LocksDesc::from_locks(body.locked()),
                 color: m.and_then(|m| m.color),
                 colliders,
             }

@@ -228,6 +228,41 @@ impl BroadPhaseDesc {
     }
 }
 
+/// Locked degrees of freedom of a body, world axes (x, y, z); both fields optional.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LocksDesc {
+    /// No motion along these axes.
+    pub translation: (bool, bool, bool),
+    /// No turning about these axes.
+    pub rotation: (bool, bool, bool),
+}
+
+impl LocksDesc {
+    /// Nothing locked (left out when saving).
+    pub fn is_none(&self) -> bool {
+        *self == LocksDesc::default()
+    }
+
+    /// The engine's value.
+    pub fn locks(&self) -> crate::physics::Locks {
+        let (t, r) = (self.translation, self.rotation);
+        crate::physics::Locks {
+            translation: [t.0, t.1, t.2],
+            rotation: [r.0, r.1, r.2],
+        }
+    }
+
+    /// The description of the engine's value.
+    pub fn from_locks(l: crate::physics::Locks) -> Self {
+        let (t, r) = (l.translation, l.rotation);
+        LocksDesc {
+            translation: (t[0], t[1], t[2]),
+            rotation: (r[0], r[1], r[2]),
+        }
+    }
+}
+
 /// The integrator (see `docs/integrators.md`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum IntegratorDesc {
@@ -278,6 +313,8 @@ pub struct SettingsDesc {
     pub broad_phase: BroadPhaseDesc,
     /// How bodies move between contact solves: `SemiImplicitEuler` (default) or `Verlet`.
     pub integrator: IntegratorDesc,
+    /// Lock every dynamic body to the x–y plane, turning only about z.
+    pub planar: bool,
     /// Contact stiffness, Hz.
     pub contact_hertz: f32,
     /// Contact damping ratio.
@@ -304,6 +341,7 @@ impl Default for SettingsDesc {
             warm_starting: w.enable_warm_starting,
             broad_phase: BroadPhaseDesc::DynamicTree,
             integrator: IntegratorDesc::SemiImplicitEuler,
+            planar: false,
             contact_hertz: w.contact_hertz,
             contact_damping_ratio: w.contact_damping_ratio,
             max_push_velocity: w.max_push_velocity,
@@ -529,6 +567,10 @@ pub struct BodyDesc {
     /// Continuous collision: swept against what it could pass through; up to 2000 m/s.
     #[serde(default, skip_serializing_if = "is_false")]
     pub ccd: bool,
+    /// Locked world axes: `(translation: (false, false, true), rotation: (true, true,
+    /// false))` keeps a dynamic body in the x–y plane turning about z.
+    #[serde(default, skip_serializing_if = "LocksDesc::is_none")]
+    pub locked: LocksDesc,
     /// Display colour.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub color: Option<Color>,
@@ -553,6 +595,7 @@ impl Default for BodyDesc {
             can_sleep: true,
             awake: true,
             ccd: false,
+            locked: LocksDesc::default(),
             color: None,
             colliders: Vec::new(),
         }

@@ -67,6 +67,11 @@ pub(crate) struct SolverForces {
     pub local_inv_inertia: Mat3,
     /// The body's speed cap, m/s (higher with continuous collision).
     pub max_linear_speed: f32,
+    /// Locked degrees of freedom: 1 on the free axes, 0 on the locked ones (world axes), and
+    /// whether anything is locked at all.
+    pub linear_free: Vec3,
+    pub angular_free: Vec3,
+    pub locked: bool,
 }
 
 impl SolverForces {
@@ -81,10 +86,14 @@ impl SolverForces {
         local_inertia: Mat3::ZERO,
         local_inv_inertia: Mat3::ZERO,
         max_linear_speed: 0.0,
+        linear_free: Vec3::ONE,
+        angular_free: Vec3::ONE,
+        locked: false,
     };
 }
 
-/// Caps every dynamic body's speeds at the step's documented limits
+/// Caps every dynamic body's speeds at the step's documented limits, and takes out the
+/// velocity along its locked axes (see [`Locks`](crate::physics::Locks))
 /// ([`MAX_LINEAR_SPEED`](crate::physics::constants::MAX_LINEAR_SPEED) and
 /// [`MAX_ROTATION_PER_SUBSTEP`](crate::physics::constants::MAX_ROTATION_PER_SUBSTEP) per
 /// sub-step). A body whose velocity is no longer finite is stopped so it cannot spread NaN
@@ -108,6 +117,12 @@ pub(crate) fn clamp_speeds(
         }
         body.linear_velocity = clamp_length(v, f.max_linear_speed);
         body.angular_velocity = clamp_length(w, max_angular_speed);
+        if f.locked {
+            // Locked axes: what the pass put there is taken out (rotation locks are already
+            // out of the inverse inertia; this catches the linear impulses).
+            body.linear_velocity *= f.linear_free;
+            body.angular_velocity *= f.angular_free;
+        }
     }
 }
 

@@ -68,8 +68,14 @@ pub(crate) fn integrate_positions(
         body.delta_position += h * body.linear_velocity;
         let w = body.angular_velocity;
         let q0 = body.delta_rotation;
-        // Slow spins (resting bodies) gain nothing measurable from the gyroscopic update.
-        if !f.is_dynamic || w.length_squared() < 1.0e-4 || isotropic(&f.local_inertia) {
+        // Slow spins (resting bodies) gain nothing measurable from the gyroscopic update; a
+        // body with a locked rotation axis turns about the free ones only, as told.
+        let rotation_locked = f.locked && f.angular_free != Vec3::ONE;
+        if !f.is_dynamic
+            || rotation_locked
+            || w.length_squared() < 1.0e-4
+            || isotropic(&f.local_inertia)
+        {
             body.delta_rotation = rotate(q0, w, h);
             continue;
         }

@@ -349,7 +349,7 @@ pub fn bench(
         scene.world.step(scene.timestep);
     }
     let mut totals = Vec::with_capacity(steps as usize);
-    let mut phases = [0.0f64; 5];
+    let mut phases = [0.0f64; 6];
     let mut counters = [0u64; 10];
     for _ in 0..steps {
         let t = Instant::now();
@@ -362,6 +362,7 @@ pub fn bench(
             p.solver_ms,
             p.integration_ms,
             p.islands_ms,
+            p.continuous_ms,
         ]) {
             *acc += v as f64 / steps as f64;
         }
@@ -392,7 +393,7 @@ pub fn bench(
         "step_ms": Stats::of(&totals),
         "phase_mean_ms": {
             "broad_phase": phases[0], "narrow_phase": phases[1], "solver": phases[2],
-            "integration": phases[3], "islands": phases[4],
+            "integration": phases[3], "islands": phases[4], "continuous": phases[5],
         },
         "counter_means": {
             "bodies": counters[0], "awake_bodies": counters[1], "pairs": counters[2],

@@ -239,6 +239,7 @@ fn bench_and_stress_report() {
         "solver",
         "integration",
         "islands",
+        "continuous",
     ] {
         assert!(
             json["phase_mean_ms"][phase].as_f64().is_some(),

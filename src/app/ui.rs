@@ -625,11 +625,12 @@ fn stats(ui: &mut Ui, sandbox: &Sandbox, view: &View) {
             let p = sandbox.world.profile();
             ui.label(
                 RichText::new(format!(
-                    "broad {:.2}  narrow {:.2}  solver {:.2}  integrate {:.2}  islands {:.2} ms",
+                    "broad {:.2}  narrow {:.2}  solver {:.2}  integrate {:.2}  ccd {:.2}  islands {:.2} ms",
                     p.broad_phase_ms,
                     p.narrow_phase_ms,
                     p.solver_ms,
                     p.integration_ms,
+                    p.continuous_ms,
                     p.islands_ms
                 ))
                 .small(),

@@ -10,6 +10,7 @@ pub mod contact;
 mod continuous;
 pub mod handle;
 pub mod island;
+pub mod joint;
 pub mod math;
 pub mod narrow_phase;
 pub mod profile;
@@ -24,6 +25,7 @@ mod world_solve;
 
 pub use body::{Body, BodyDef, BodyType, Locks};
 pub use collider::{Collider, ColliderDef};
+pub use joint::{Joint, JointDef, JointHandle, JointKind};
 pub use math::{Isometry, Quat, Vec3};
 pub use query::RayHit;
 pub use shape::Shape;

@@ -321,6 +321,8 @@ impl ContactEvents {
 /// Buffers reused from step to step so the steady state allocates nothing.
 #[derive(Default)]
 pub(crate) struct StepScratch {
+    /// This step's joints, prepared for the solver.
+    pub joints: Vec<super::joint::JointConstraint>,
     pub narrow: Scratch,
     pub new_pairs: Vec<(u32, u32)>,
     pub to_destroy: Vec<u32>,
@@ -403,6 +405,10 @@ pub struct World {
     pub(crate) frozen_events: Vec<BodyHandle>,
     /// Pairs refused a contact by [`WorldSettings::max_contacts_per_body`], retried each step.
     pub(crate) capped_pairs: PairSet,
+    /// Joints and springs (see `joint.rs`).
+    pub(crate) joints: Arena<super::joint::Joint>,
+    /// The joints that broke in the last step.
+    pub(crate) broken_joints: Vec<super::joint::JointDef>,
 }
 
 impl Default for World {
@@ -433,6 +439,8 @@ impl Clone for World {
             time: self.time,
             frozen_events: self.frozen_events.clone(),
             capped_pairs: self.capped_pairs.clone(),
+            joints: self.joints.clone(),
+            broken_joints: self.broken_joints.clone(),
         }
     }
 }
@@ -458,6 +466,8 @@ impl World {
             time: 0.0,
             frozen_events: Vec::new(),
             capped_pairs: PairSet::new(),
+            joints: Arena::default(),
+            broken_joints: Vec::new(),
         }
     }
 

@@ -204,6 +204,7 @@ impl World {
             return false;
         }
         let index = handle.index();
+        self.remove_joints_of(index);
         self.detach_contacts(index);
         let Some(body) = self.bodies.remove(handle) else {
             return false;

@@ -21,6 +21,7 @@ use std::ops::Range;
 
 use super::body::{BodyType, NULL};
 use super::constants::*;
+use super::joint::{solve_joints, JointPass};
 use super::math::{Isometry, Mat3, Quat, Vec3};
 use super::profile::PhaseTimer;
 use super::solver::{
@@ -163,11 +164,13 @@ impl World {
             self.scratch.group_contexts.push(ctx);
         }
         self.gather_constraints();
+        self.gather_joints();
         self.profile.solver_ms += timer.lap();
         for g in 0..self.scratch.groups.len() {
             self.solve_group(g, &mut timer);
         }
         self.store_impulses();
+        self.store_joint_impulses(dt);
         self.profile.solver_ms += timer.lap();
     }
 
@@ -206,6 +209,7 @@ impl World {
         } = self;
         let bodies = &mut scratch.solver_bodies;
         let forces = &scratch.solver_forces;
+        let joints = &mut scratch.joints;
         let lanes = &mut scratch.lanes[group.lanes.clone()];
         let cold = &mut scratch.lane_blocks[group.lanes.clone()];
         let colours = &scratch.lane_colours[group.lane_colours.clone()];
@@ -250,9 +254,11 @@ impl World {
             clamp(bodies, faulted);
             profile.integration_ms += timer.lap();
             run(Work::WarmStart, bodies);
+            solve_joints(joints, bodies, JointPass::WarmStart, g as u32, ctx.h);
             clamp(bodies, faulted);
             for _ in 0..settings.velocity_iterations.max(1) {
                 run(Work::solve(Pass::Biased, moved), bodies);
+                solve_joints(joints, bodies, JointPass::Biased, g as u32, ctx.h);
                 moved = false;
             }
             clamp(bodies, faulted);
@@ -270,6 +276,7 @@ impl World {
             profile.integration_ms += timer.lap();
             for _ in 0..settings.position_iterations {
                 run(Work::solve(Pass::Relax, moved), bodies);
+                solve_joints(joints, bodies, JointPass::Relax, g as u32, ctx.h);
                 moved = false;
             }
             clamp(bodies, faulted);
@@ -351,6 +358,8 @@ impl World {
     /// and per root the largest mass ratio of two touching dynamic bodies.
     pub(crate) fn build_islands(&mut self, count: usize) {
         let first_dynamic = 1 + self.scratch.kinematic_count as u32;
+        // Jointed bodies form one island with each other, like touching ones.
+        let jointed = self.joint_island_pairs(first_dynamic);
         let Self {
             bodies,
             contacts,
@@ -368,7 +377,7 @@ impl World {
             let dynamic = a.solver_index >= first_dynamic && b.solver_index >= first_dynamic;
             (c.touching && dynamic).then_some((a.solver_index, b.solver_index, a.mass, b.mass))
         });
-        for (ia, ib, _, _) in pairs.clone() {
+        for (ia, ib) in pairs.clone().map(|(a, b, _, _)| (a, b)).chain(jointed) {
             let (ra, rb) = (find_root(parent, ia), find_root(parent, ib));
             if ra != rb {
                 // Smaller index as root: deterministic.

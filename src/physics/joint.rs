@@ -1,0 +1,546 @@
+//! Joints and springs between two bodies, or a body and the world: solved in the same
+//! sub-steps as the contacts (after them in each pass, one joint after another), warm-started
+//! from the last step, and able to break.
+//!
+//! Kinds (anchors are points fixed in each body; a world anchor is a fixed world point):
+//! - **spherical** (ball and socket): the two anchors coincide. C = p_b − p_a (3 rows),
+//!   K = (m_a⁻¹ + m_b⁻¹)·𝟙 − [r_a]×I_a⁻¹[r_a]× − [r_b]×I_b⁻¹[r_b]×.
+//! - **distance**: min ≤ |p_b − p_a| ≤ max along u = (p_b − p_a)/|p_b − p_a| (1 row,
+//!   k = m_a⁻¹ + m_b⁻¹ + (r_a×u)·I_a⁻¹(r_a×u) + (r_b×u)·I_b⁻¹(r_b×u)); a rod when min = max,
+//!   a rope when min = 0. Each limit only pushes one way, and a slack one is speculative (it
+//!   lets the gap close exactly in a sub-step, like a contact).
+//! - **spring**: a soft distance of its own `hertz` and `damping_ratio` about `rest_length`;
+//!   a bungee pulls only when stretched (seed 003).
+//!
+//! The rigid rows are soft in the biased pass (Box2D v3's joint softness: [`JOINT_HERTZ`],
+//! [`JOINT_DAMPING_RATIO`]) and rigid in the relax pass, exactly like contacts; a spring is
+//! the same update with its own frequency, solved in the biased pass only (relaxing it would
+//! take out the velocity the spring gave). Joints are solved serially, after each pass over
+//! the contacts' colours: they are few next to the contacts, and a chain needs its links in
+//! order more than in parallel.
+
+use super::body::BodyType;
+use super::math::{Mat3, Quat, Vec3};
+use super::solver::{Softness, SolverBody};
+use super::world::{BodyHandle, World};
+
+/// Stiffness of the rigid rows in the biased pass, Hz (Box2D v3's joint hertz).
+pub const JOINT_HERTZ: f32 = 60.0;
+/// Damping ratio of the rigid rows in the biased pass (Box2D v3's joint damping ratio).
+pub const JOINT_DAMPING_RATIO: f32 = 2.0;
+
+/// What a joint holds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum JointKind {
+    /// The anchors coincide.
+    Spherical,
+    /// The anchors stay between `min` and `max` apart, m.
+    Distance {
+        /// Shortest distance, m (0: a rope).
+        min: f32,
+        /// Longest distance, m.
+        max: f32,
+    },
+    /// A spring between the anchors.
+    Spring {
+        /// Length at rest, m.
+        rest_length: f32,
+        /// Natural frequency for the attached mass, Hz.
+        hertz: f32,
+        /// Damping ratio (1: critical).
+        damping_ratio: f32,
+        /// Pulls only when stretched.
+        bungee: bool,
+    },
+}
+
+/// A joint to create: two bodies (or a body and the world), an anchor in each and a kind.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct JointDef {
+    /// The first body.
+    pub body_a: BodyHandle,
+    /// The second body; None attaches to the world.
+    pub body_b: Option<BodyHandle>,
+    /// Anchor on A, in A's frame (relative to its origin), m.
+    pub local_anchor_a: Vec3,
+    /// Anchor on B in B's frame, or the world point for a world joint, m.
+    pub local_anchor_b: Vec3,
+    /// What it holds.
+    pub kind: JointKind,
+    /// Breaks (is removed) when the force it needs passes this, N; None: never.
+    pub break_force: Option<f32>,
+}
+
+/// Handle of a joint: stale once the joint, or one of its bodies, is removed.
+pub type JointHandle = super::handle::Handle<Joint>;
+
+/// A joint in the world.
+#[derive(Clone, Debug)]
+pub struct Joint {
+    pub(crate) def: JointDef,
+    /// The accumulated impulse of the last step (3 rows for a spherical joint, the first
+    /// for a distance's lower limit or a spring, the second for a distance's upper limit).
+    pub(crate) impulse: Vec3,
+}
+
+impl Joint {
+    /// How it was made.
+    pub fn def(&self) -> &JointDef {
+        &self.def
+    }
+
+    /// The size of the last step's impulse, N·s.
+    pub fn impulse(&self) -> f32 {
+        self.impulse.length()
+    }
+}
+
+impl JointDef {
+    /// A ball and socket at the world point `anchor`, between `a` and `b` (or the world).
+    pub fn spherical(world: &World, a: BodyHandle, b: Option<BodyHandle>, anchor: Vec3) -> Self {
+        Self::between(world, a, b, anchor, anchor, JointKind::Spherical)
+    }
+
+    /// A joint of `kind` between the world points `anchor_a` (on `a`) and `anchor_b` (on `b`,
+    /// or fixed in the world).
+    pub fn between(
+        world: &World,
+        a: BodyHandle,
+        b: Option<BodyHandle>,
+        anchor_a: Vec3,
+        anchor_b: Vec3,
+        kind: JointKind,
+    ) -> Self {
+        let local = |h: Option<BodyHandle>, p: Vec3| match h.and_then(|h| world.body(h)) {
+            Some(body) => body.rotation().inverse() * (p - body.position()),
+            None => p,
+        };
+        JointDef {
+            body_a: a,
+            body_b: b,
+            local_anchor_a: local(Some(a), anchor_a),
+            local_anchor_b: local(b, anchor_b),
+            kind,
+            break_force: None,
+        }
+    }
+
+    /// Checks the numbers; the message names the field.
+    pub fn validate(&self) -> Result<(), String> {
+        for (name, v) in [
+            ("anchor_a", self.local_anchor_a),
+            ("anchor_b", self.local_anchor_b),
+        ] {
+            if !v.is_finite() {
+                return Err(format!("{name} must be finite, got {v}"));
+            }
+        }
+        let non_negative = |name: &str, v: f32| {
+            if v.is_finite() && v >= 0.0 {
+                Ok(())
+            } else {
+                Err(format!("{name} must be 0 or more, got {v}"))
+            }
+        };
+        match self.kind {
+            JointKind::Spherical => {}
+            JointKind::Distance { min, max } => {
+                non_negative("min", min)?;
+                non_negative("max", max)?;
+                if min > max {
+                    return Err(format!("min ({min}) must not be more than max ({max})"));
+                }
+            }
+            JointKind::Spring {
+                rest_length,
+                hertz,
+                damping_ratio,
+                ..
+            } => {
+                non_negative("rest_length", rest_length)?;
+                non_negative("damping_ratio", damping_ratio)?;
+                if !(hertz.is_finite() && hertz > 0.0) {
+                    return Err(format!("hertz must be more than 0, got {hertz}"));
+                }
+            }
+        }
+        if let Some(f) = self.break_force {
+            if !(f.is_finite() && f > 0.0) {
+                return Err(format!("break_force must be more than 0, got {f}"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A joint prepared for this step's solver.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct JointConstraint {
+    /// The joint's slot index.
+    pub joint: u32,
+    /// Solver indices (0: static, the world, or asleep).
+    pub a: u32,
+    pub b: u32,
+    /// The group that solves it.
+    pub group: u32,
+    /// Anchors relative to the centres of mass, in the bodies' frames at the step's start.
+    pub arm_a: Vec3,
+    pub arm_b: Vec3,
+    /// Centres of mass and rotations at the step's start.
+    pub center_a: Vec3,
+    pub center_b: Vec3,
+    pub rotation_a: Quat,
+    pub rotation_b: Quat,
+    pub kind: JointKind,
+    pub impulse: Vec3,
+}
+
+/// The anchor's world point and arm of one side, as the sub-step has moved its body.
+#[inline]
+fn side(body: &SolverBody, center: Vec3, rotation: Quat, arm: Vec3) -> (Vec3, Vec3) {
+    let r = (body.delta_rotation * rotation) * arm;
+    (center + body.delta_position + r, r)
+}
+
+/// Velocity of the anchor point.
+#[inline]
+fn point_velocity(body: &SolverBody, r: Vec3) -> Vec3 {
+    body.linear_velocity + body.angular_velocity.cross(r)
+}
+
+/// Applies impulse `p` at arms `ra` (−p) and `rb` (+p).
+fn apply(bodies: &mut [SolverBody], c: &JointConstraint, ra: Vec3, rb: Vec3, p: Vec3) {
+    if c.a != 0 {
+        let a = &mut bodies[c.a as usize];
+        a.linear_velocity -= a.inv_mass * p;
+        a.angular_velocity -= a.inv_inertia * ra.cross(p);
+    }
+    if c.b != 0 {
+        let b = &mut bodies[c.b as usize];
+        b.linear_velocity += b.inv_mass * p;
+        b.angular_velocity += b.inv_inertia * rb.cross(p);
+    }
+}
+
+/// The skew matrix of `v`: [v]×·x = v × x.
+fn skew(v: Vec3) -> Mat3 {
+    Mat3::from_cols(
+        Vec3::new(0.0, v.z, -v.y),
+        Vec3::new(-v.z, 0.0, v.x),
+        Vec3::new(v.y, -v.x, 0.0),
+    )
+}
+
+/// What a pass does with the joints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum JointPass {
+    /// Apply the carried-over impulses.
+    WarmStart,
+    /// Soft rows and springs.
+    Biased,
+    /// Rigid rows, no bias, no springs.
+    Relax,
+}
+
+/// One pass over the joints of a group.
+pub(crate) fn solve_joints(
+    joints: &mut [JointConstraint],
+    bodies: &mut [SolverBody],
+    pass: JointPass,
+    group: u32,
+    h: f32,
+) {
+    let soft = Softness::new(JOINT_HERTZ, JOINT_DAMPING_RATIO, h);
+    for c in joints.iter_mut().filter(|c| c.group == group) {
+        let (pa, ra) = side(&bodies[c.a as usize], c.center_a, c.rotation_a, c.arm_a);
+        let (pb, rb) = side(&bodies[c.b as usize], c.center_b, c.rotation_b, c.arm_b);
+        let (body_a, body_b) = (bodies[c.a as usize], bodies[c.b as usize]);
+        let d = pb - pa;
+        let length = d.length();
+        let u = if length > 1.0e-6 { d / length } else { Vec3::Y };
+        // The row along u: effective mass inverse.
+        let k_along = {
+            let (ua, ub) = (ra.cross(u), rb.cross(u));
+            body_a.inv_mass
+                + body_b.inv_mass
+                + ua.dot(body_a.inv_inertia * ua)
+                + ub.dot(body_b.inv_inertia * ub)
+        };
+        let relative = point_velocity(&body_b, rb) - point_velocity(&body_a, ra);
+        match (pass, c.kind) {
+            (JointPass::WarmStart, JointKind::Spherical) => {
+                apply(bodies, c, ra, rb, c.impulse);
+            }
+            (JointPass::WarmStart, _) => {
+                apply(bodies, c, ra, rb, u * (c.impulse.x + c.impulse.y));
+            }
+            (pass, JointKind::Spherical) => {
+                let k = Mat3::from_diagonal(Vec3::splat(body_a.inv_mass + body_b.inv_mass))
+                    - skew(ra) * body_a.inv_inertia * skew(ra)
+                    - skew(rb) * body_b.inv_inertia * skew(rb);
+                if k.determinant().abs() <= f32::MIN_POSITIVE {
+                    continue;
+                }
+                let inv_k = k.inverse();
+                let p = if pass == JointPass::Biased {
+                    let (mass_scale, impulse_scale) = scales(&soft);
+                    -mass_scale * (inv_k * (relative + soft.bias_rate * d))
+                        - impulse_scale * c.impulse
+                } else {
+                    -(inv_k * relative)
+                };
+                c.impulse += p;
+                apply(bodies, c, ra, rb, p);
+            }
+            (pass, JointKind::Distance { min, max }) => {
+                if k_along <= 0.0 {
+                    continue;
+                }
+                let v = relative.dot(u);
+                // Lower limit (pushes apart, impulse ≥ 0), then upper (pulls, ≤ 0); a rod is
+                // both at once.
+                for (row, limit, sign) in [(0usize, min, 1.0f32), (1, max, -1.0)] {
+                    if row == 0 && min <= 0.0 {
+                        continue;
+                    }
+                    // Gap to the limit, positive when slack.
+                    let gap = sign * (length - limit);
+                    let accumulated = c.impulse[row];
+                    let delta = if gap > 0.0 {
+                        // Slack: speculative, may close exactly the gap this sub-step.
+                        -(sign * v + gap / h) / k_along
+                    } else if pass == JointPass::Biased {
+                        let (mass_scale, impulse_scale) = scales(&soft);
+                        -mass_scale * (sign * v + soft.bias_rate * gap) / k_along
+                            - impulse_scale * sign * accumulated
+                    } else {
+                        -(sign * v) / k_along
+                    };
+                    // Accumulated impulse along the limit's own direction stays ≥ 0.
+                    let old = sign * accumulated;
+                    let new = (old + delta).max(0.0);
+                    c.impulse[row] = sign * new;
+                    let p = u * (sign * (new - old));
+                    apply(bodies, c, ra, rb, p);
+                }
+            }
+            (
+                JointPass::Biased,
+                JointKind::Spring {
+                    rest_length,
+                    hertz,
+                    damping_ratio,
+                    bungee,
+                },
+            ) => {
+                let stretch = length - rest_length;
+                if (bungee && stretch <= 0.0) || k_along <= 0.0 {
+                    c.impulse.x = 0.0;
+                    continue;
+                }
+                let spring = Softness::new(hertz, damping_ratio, h);
+                let (mass_scale, impulse_scale) = scales(&spring);
+                let v = relative.dot(u);
+                let delta = -mass_scale * (v + spring.bias_rate * stretch) / k_along
+                    - impulse_scale * c.impulse.x;
+                c.impulse.x += delta;
+                apply(bodies, c, ra, rb, u * delta);
+            }
+            (JointPass::Relax, JointKind::Spring { .. }) => {}
+        }
+    }
+}
+
+/// (mass scale, impulse scale) of a softness: Δλ = −s_m·m·(v + b) − s_i·λ.
+fn scales(s: &Softness) -> (f32, f32) {
+    let impulse_scale = s.compliance_scale / (1.0 + s.compliance_scale);
+    (1.0 - impulse_scale, impulse_scale)
+}
+
+impl World {
+    /// Adds a joint; refused, with the reason, for a stale body, a body joined to itself, a
+    /// joint with no dynamic body, or numbers out of range. Both bodies wake.
+    pub fn create_joint(&mut self, def: JointDef) -> Result<JointHandle, String> {
+        def.validate()?;
+        let a = self
+            .bodies
+            .get(def.body_a)
+            .ok_or("body_a is not in the world")?;
+        let mut dynamic = a.body_type == BodyType::Dynamic;
+        if let Some(b) = def.body_b {
+            if b == def.body_a {
+                return Err("a joint needs two different bodies".into());
+            }
+            let b = self.bodies.get(b).ok_or("body_b is not in the world")?;
+            dynamic |= b.body_type == BodyType::Dynamic;
+        }
+        if !dynamic {
+            return Err("a joint needs a dynamic body on one side".into());
+        }
+        self.wake_body_index(def.body_a.index());
+        if let Some(b) = def.body_b {
+            self.wake_body_index(b.index());
+        }
+        Ok(self.joints.insert(Joint {
+            def,
+            impulse: Vec3::ZERO,
+        }))
+    }
+
+    /// Removes a joint (its bodies wake); false if it was already gone.
+    pub fn remove_joint(&mut self, handle: JointHandle) -> bool {
+        let Some(joint) = self.joints.remove(handle) else {
+            return false;
+        };
+        self.wake_body_index(joint.def.body_a.index());
+        if let Some(b) = joint.def.body_b {
+            self.wake_body_index(b.index());
+        }
+        true
+    }
+
+    /// A joint, if it is still there.
+    pub fn joint(&self, handle: JointHandle) -> Option<&Joint> {
+        self.joints.get(handle)
+    }
+
+    /// Every joint.
+    pub fn joints(&self) -> impl Iterator<Item = (JointHandle, &Joint)> {
+        self.joints.iter()
+    }
+
+    /// The joints that broke in the last step (already removed).
+    pub fn broken_joints(&self) -> &[JointDef] {
+        &self.broken_joints
+    }
+
+    /// The world points of a joint's two anchors.
+    pub fn joint_anchors(&self, handle: JointHandle) -> Option<(Vec3, Vec3)> {
+        let def = &self.joints.get(handle)?.def;
+        let a = self.bodies.get(def.body_a)?;
+        let pa = a.position() + a.rotation() * def.local_anchor_a;
+        let pb = match def.body_b {
+            Some(h) => {
+                let b = self.bodies.get(h)?;
+                b.position() + b.rotation() * def.local_anchor_b
+            }
+            None => def.local_anchor_b,
+        };
+        Some((pa, pb))
+    }
+
+    /// Removes the joints of body slot `index` (the body is being removed).
+    pub(crate) fn remove_joints_of(&mut self, index: u32) {
+        let gone: Vec<JointHandle> = self
+            .joints
+            .iter()
+            .filter(|(_, j)| {
+                j.def.body_a.index() == index || j.def.body_b.is_some_and(|b| b.index() == index)
+            })
+            .map(|(h, _)| h)
+            .collect();
+        for h in gone {
+            self.remove_joint(h);
+        }
+    }
+
+    /// Unions the solver indices of jointed awake dynamic bodies (they form one island).
+    pub(crate) fn joint_island_pairs(&self, first_dynamic: u32) -> Vec<(u32, u32)> {
+        self.joints
+            .iter()
+            .filter_map(|(_, j)| {
+                let a = self.bodies.get(j.def.body_a)?;
+                let b = self.bodies.get(j.def.body_b?)?;
+                (a.solver_index >= first_dynamic
+                    && b.solver_index >= first_dynamic
+                    && a.solver_index != super::body::NULL
+                    && b.solver_index != super::body::NULL)
+                    .then_some((a.solver_index, b.solver_index))
+            })
+            .collect()
+    }
+
+    /// Prepares every joint with an awake dynamic body for this step (after the solver's
+    /// bodies are indexed and grouped).
+    pub(crate) fn gather_joints(&mut self) {
+        let mut list = std::mem::take(&mut self.scratch.joints);
+        list.clear();
+        let groups = &self.scratch.groups;
+        let group_of = |index: u32| {
+            groups
+                .iter()
+                .position(|g| g.bodies.contains(&(index as usize)))
+                .map(|g| g as u32)
+        };
+        let first_dynamic = 1 + self.scratch.kinematic_count as u32;
+        for (handle, joint) in self.joints.iter() {
+            let Some(a) = self.bodies.get(joint.def.body_a) else {
+                continue;
+            };
+            let b = joint.def.body_b.and_then(|h| self.bodies.get(h));
+            let index = |body: Option<&super::body::Body>| {
+                body.map_or(0, |b| {
+                    if b.solver_index == super::body::NULL {
+                        0
+                    } else {
+                        b.solver_index
+                    }
+                })
+            };
+            let (ia, ib) = (index(Some(a)), index(b));
+            let dynamic = [ia, ib].into_iter().find(|&i| i >= first_dynamic);
+            let Some(group) = dynamic.and_then(group_of) else {
+                continue;
+            };
+            let frame = |body: Option<&super::body::Body>, local: Vec3| match body {
+                Some(b) => (b.center, b.rotation, local - b.local_center),
+                None => (Vec3::ZERO, Quat::IDENTITY, local),
+            };
+            let (center_a, rotation_a, arm_a) = frame(Some(a), joint.def.local_anchor_a);
+            let (center_b, rotation_b, arm_b) = frame(b, joint.def.local_anchor_b);
+            list.push(JointConstraint {
+                joint: handle.index(),
+                a: ia,
+                b: ib,
+                group,
+                arm_a,
+                arm_b,
+                center_a,
+                center_b,
+                rotation_a,
+                rotation_b,
+                kind: joint.def.kind,
+                impulse: if self.settings.enable_warm_starting {
+                    joint.impulse
+                } else {
+                    Vec3::ZERO
+                },
+            });
+        }
+        self.scratch.joints = list;
+    }
+
+    /// Stores the joints' impulses for the next step and removes those that broke
+    /// (their force, impulse / dt, passed `break_force`).
+    pub(crate) fn store_joint_impulses(&mut self, dt: f32) {
+        self.broken_joints.clear();
+        let list = std::mem::take(&mut self.scratch.joints);
+        for c in &list {
+            let Some(handle) = self.joints.handle_at(c.joint) else {
+                continue;
+            };
+            let Some(joint) = self.joints.get_mut(handle) else {
+                continue;
+            };
+            joint.impulse = c.impulse;
+            if let Some(limit) = joint.def.break_force {
+                if c.impulse.length() / dt > limit {
+                    let def = joint.def;
+                    self.remove_joint(handle);
+                    self.broken_joints.push(def);
+                }
+            }
+        }
+        self.scratch.joints = list;
+    }
+}

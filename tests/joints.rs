@@ -1,0 +1,268 @@
+//! Joints against formulas: a simple pendulum's period 2π√(L/g), a spring's frequency equal to
+//! its `hertz`, a rope that goes slack and catches, a hanging chain that barely stretches,
+//! a joint that breaks above its force, and the bookkeeping (removal with a body, refusals).
+
+mod common;
+
+use common::*;
+use impulse::physics::{
+    BodyDef, BodyHandle, ColliderDef, JointDef, JointKind, Quat, Shape, Vec3, World, WorldSettings,
+};
+
+const G: f32 = 9.81;
+
+fn world() -> World {
+    World::new(WorldSettings {
+        enable_sleeping: false,
+        ..WorldSettings::default()
+    })
+}
+
+fn ball(w: &mut World, at: Vec3, radius: f32) -> BodyHandle {
+    dynamic(w, Shape::sphere(radius), at, Quat::IDENTITY, 0.5)
+}
+
+/// Times between successive upward zero crossings of `x(t)` sampled every step, s.
+fn periods(samples: &[f32]) -> Vec<f32> {
+    let mut crossings = Vec::new();
+    for (k, w) in samples.windows(2).enumerate() {
+        if w[0] < 0.0 && w[1] >= 0.0 {
+            // Linear interpolation between the two steps.
+            let f = -w[0] / (w[1] - w[0]);
+            crossings.push((k as f32 + f) * DT);
+        }
+    }
+    crossings.windows(2).map(|c| c[1] - c[0]).collect()
+}
+
+#[test]
+fn a_simple_pendulum_swings_with_period_two_pi_root_l_over_g() {
+    let mut w = world();
+    // A small ball (r = 5 cm) on a 2 m ball joint to the world at (0, 5, 0), let go 5° out.
+    // Small amplitude: T = 2π√(L/g) = 2.837 s (the ball's own inertia adds a factor
+    // √(1 + 2r²/5L²) = 1.0001).
+    let length = 2.0f32;
+    let angle = 5.0f32.to_radians();
+    let pivot = Vec3::new(0.0, 5.0, 0.0);
+    let bob = ball(
+        &mut w,
+        pivot + length * Vec3::new(angle.sin(), -angle.cos(), 0.0),
+        0.05,
+    );
+    let def = JointDef::between(
+        &w,
+        bob,
+        None,
+        w.body(bob).unwrap().position(),
+        pivot,
+        JointKind::Distance {
+            min: length,
+            max: length,
+        },
+    );
+    w.create_joint(def).unwrap();
+    let mut xs = Vec::new();
+    for _ in 0..(4.0 * 2.9 / DT) as usize {
+        w.step(DT);
+        xs.push(w.body(bob).unwrap().position().x);
+    }
+    let expected = 2.0 * std::f32::consts::PI * (length / G).sqrt();
+    let measured = periods(&xs);
+    eprintln!("pendulum periods {measured:?}, expected {expected}");
+    assert!(measured.len() >= 3, "{measured:?}");
+    for t in measured {
+        assert!(
+            (t - expected).abs() / expected < 0.02,
+            "period {t} s, expected {expected} s"
+        );
+    }
+    // The rod keeps its length.
+    let r = (w.body(bob).unwrap().position() - pivot).length();
+    assert!((r - length).abs() < 0.005, "length {r}");
+}
+
+#[test]
+fn a_spherical_joint_pendulum_has_the_same_period() {
+    let mut w = world();
+    let length = 1.5f32;
+    let pivot = Vec3::new(0.0, 4.0, 0.0);
+    let angle = 4.0f32.to_radians();
+    let bob = ball(
+        &mut w,
+        pivot + length * Vec3::new(angle.sin(), -angle.cos(), 0.0),
+        0.05,
+    );
+    // The ball joint at the pivot: the anchor on the bob is the pivot point itself, 1.5 m
+    // from its centre (a massless rod welded to the ball).
+    let def = JointDef::spherical(&w, bob, None, pivot);
+    w.create_joint(def).unwrap();
+    let mut xs = Vec::new();
+    for _ in 0..(3.0 * 2.5 / DT) as usize {
+        w.step(DT);
+        xs.push(w.body(bob).unwrap().position().x);
+    }
+    // The ball turns with the rod: a physical pendulum, T = 2π√((L² + 2r²/5)/(gL)).
+    let r = 0.05f32;
+    let expected =
+        2.0 * std::f32::consts::PI * ((length * length + 0.4 * r * r) / (G * length)).sqrt();
+    for t in periods(&xs) {
+        assert!((t - expected).abs() / expected < 0.02, "{t} vs {expected}");
+    }
+}
+
+#[test]
+fn a_spring_oscillates_at_its_hertz() {
+    let mut w = World::new(WorldSettings {
+        enable_sleeping: false,
+        gravity: Vec3::ZERO,
+        ..WorldSettings::default()
+    });
+    // A 1 kg-ish ball on an undamped 1.5 Hz spring to the world, pulled 0.2 m from rest.
+    let hertz = 1.5f32;
+    let anchor = Vec3::new(0.0, 0.0, 0.0);
+    let bob = ball(&mut w, Vec3::new(1.2, 0.0, 0.0), 0.2);
+    let def = JointDef::between(
+        &w,
+        bob,
+        None,
+        Vec3::new(1.2, 0.0, 0.0),
+        anchor,
+        JointKind::Spring {
+            rest_length: 1.0,
+            hertz,
+            damping_ratio: 0.0,
+            bungee: false,
+        },
+    );
+    w.create_joint(def).unwrap();
+    let mut xs = Vec::new();
+    for _ in 0..(5.0 / DT) as usize {
+        w.step(DT);
+        xs.push(w.body(bob).unwrap().position().x - 1.0);
+    }
+    let measured = periods(&xs);
+    eprintln!("spring periods {measured:?}");
+    assert!(measured.len() >= 5);
+    for t in measured {
+        assert!(
+            (1.0 / t - hertz).abs() / hertz < 0.02,
+            "{} Hz, expected {hertz} Hz",
+            1.0 / t
+        );
+    }
+}
+
+#[test]
+fn a_rope_is_slack_until_taut_and_a_bungee_only_pulls() {
+    let mut w = world();
+    let anchor = Vec3::new(0.0, 10.0, 0.0);
+    // A ball 1 m under the anchor on a 3 m rope falls freely for 2 m (rope slack), then
+    // hangs 3 m down.
+    let bob = ball(&mut w, Vec3::new(0.0, 9.0, 0.0), 0.1);
+    let def = JointDef::between(
+        &w,
+        bob,
+        None,
+        Vec3::new(0.0, 9.0, 0.0),
+        anchor,
+        JointKind::Distance { min: 0.0, max: 3.0 },
+    );
+    w.create_joint(def).unwrap();
+    // After 0.5 s it has fallen g t²/2 = 1.23 m < 2 m: free fall, rope untouched.
+    for _ in 0..30 {
+        w.step(DT);
+    }
+    let y = w.body(bob).unwrap().position().y;
+    assert!((y - (9.0 - 0.5 * G * 0.25)).abs() < 0.03, "{y}");
+    for _ in 0..600 {
+        w.step(DT);
+    }
+    let y = w.body(bob).unwrap().position().y;
+    assert!((y - 7.0).abs() < 0.01, "hangs at {y}");
+}
+
+#[test]
+fn a_chain_of_twenty_links_hanging_for_a_minute_stretches_less_than_one_percent() {
+    let mut w = world();
+    let top = Vec3::new(0.0, 30.0, 0.0);
+    let link = 0.5f32;
+    let mut previous: Option<BodyHandle> = None;
+    let mut links = Vec::new();
+    for i in 0..20 {
+        let centre = top - Vec3::Y * (link * (i as f32 + 0.5));
+        let body = dynamic(
+            &mut w,
+            Shape::capsule(0.15, 0.08),
+            centre,
+            Quat::IDENTITY,
+            0.5,
+        );
+        let joint_at = top - Vec3::Y * (link * i as f32);
+        w.create_joint(JointDef::spherical(&w, body, previous, joint_at))
+            .unwrap();
+        previous = Some(body);
+        links.push(body);
+    }
+    for _ in 0..3600 {
+        w.step(DT);
+    }
+    // The last link's centre hangs 9.75 m below the top when no joint gives.
+    let last = w.body(*links.last().unwrap()).unwrap().position();
+    let hang = top.y - last.y;
+    eprintln!("chain hangs {hang}");
+    assert!(
+        (hang - 9.75) / 9.75 < 0.01 && hang > 9.6,
+        "the chain hangs {hang} m"
+    );
+    assert!(last.x.abs() < 0.05 && last.z.abs() < 0.05);
+}
+
+#[test]
+fn a_joint_breaks_above_its_force_and_goes_with_its_body() {
+    let mut w = world();
+    // A 1 kg cube-ish ball hangs on a joint that holds 5 N: its weight is about
+    // m·g = (4/3)π·0.3³·1000... density 1: m = 0.113 kg, weight 1.1 N, so it holds; a 20 N
+    // push down breaks it.
+    let bob = ball(&mut w, Vec3::new(0.0, 5.0, 0.0), 0.3);
+    let mut def = JointDef::spherical(&w, bob, None, Vec3::new(0.0, 5.3, 0.0));
+    def.break_force = Some(5.0);
+    let joint = w.create_joint(def).unwrap();
+    for _ in 0..60 {
+        w.step(DT);
+    }
+    assert!(w.joint(joint).is_some(), "it holds its own weight");
+    assert!(w.apply_force(bob, Vec3::new(0.0, -20.0, 0.0)));
+    w.step(DT);
+    assert!(w.joint(joint).is_none(), "it broke");
+    assert_eq!(w.broken_joints().len(), 1);
+    // Refusals and removal with a body.
+    let other = ball(&mut w, Vec3::new(3.0, 5.0, 0.0), 0.3);
+    let bad = JointDef {
+        body_b: Some(other),
+        ..JointDef::spherical(&w, other, None, Vec3::ZERO)
+    };
+    assert!(w
+        .create_joint(bad)
+        .unwrap_err()
+        .contains("two different bodies"));
+    let fixed = w.create_body(BodyDef {
+        body_type: impulse::physics::BodyType::Static,
+        ..BodyDef::default()
+    });
+    w.add_collider(fixed, ColliderDef::new(Shape::sphere(0.1)))
+        .unwrap();
+    assert!(w
+        .create_joint(JointDef::spherical(&w, fixed, None, Vec3::ZERO))
+        .unwrap_err()
+        .contains("dynamic"));
+    let kept = w
+        .create_joint(JointDef::spherical(
+            &w,
+            other,
+            Some(bob),
+            Vec3::new(1.5, 5.0, 0.0),
+        ))
+        .unwrap();
+    w.remove_body(bob);
+    assert!(w.joint(kept).is_none(), "removed with its body");
+}

@@ -8,6 +8,8 @@ use crate::physics::broad_phase::BroadPhaseNode;
 use crate::physics::{Isometry, Shape, World};
 
 /// Collider wireframes.
+/// Joints: the line between their anchors.
+pub const JOINT: Color = Color::new(0.98, 0.85, 0.25, 1.0);
 pub const COLLIDERS: Color = Color::new(0.1, 0.1, 0.12, 0.9);
 /// Sensors' edges (always drawn: their fill is see-through).
 pub const SENSORS: Color = Color::new(0.95, 0.95, 0.85, 0.6);

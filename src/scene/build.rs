@@ -10,7 +10,8 @@ use super::generators::expand;
 use super::schema::*;
 use crate::physics::shape::{check_size, ConvexHull};
 use crate::physics::{
-    BodyDef, BodyHandle, BodyType, ColliderDef, Quat, Shape, Vec3, World, WorldSettings,
+    BodyDef, BodyHandle, BodyType, ColliderDef, JointDef, JointKind, Quat, Shape, Vec3, World,
+    WorldSettings,
 };
 
 /// Largest number of bodies a scene may create (generators included): beyond this a typo
@@ -208,6 +209,76 @@ fn settings(s: &SettingsDesc) -> Result<(WorldSettings, f32), String> {
     Ok((world, timestep))
 }
 
+/// Creates the joint a scene file describes, its bodies found by name.
+fn joint(
+    world: &mut World,
+    meta: &BTreeMap<BodyHandle, BodyMeta>,
+    desc: &JointDesc,
+) -> Result<(), String> {
+    let find = |field: &str, name: &str| {
+        meta.iter()
+            .find(|(_, m)| m.name == name)
+            .map(|(&h, _)| h)
+            .ok_or_else(|| format!("{field}: no body is named \"{name}\""))
+    };
+    let (a, b, anchor_a, anchor_b, kind, break_force) = match desc {
+        JointDesc::Spherical {
+            a,
+            b,
+            anchor,
+            break_force,
+        } => (a, b, *anchor, *anchor, JointKind::Spherical, *break_force),
+        JointDesc::Distance {
+            a,
+            b,
+            anchor_a,
+            anchor_b,
+            min,
+            max,
+            break_force,
+        } => (
+            a,
+            b,
+            *anchor_a,
+            *anchor_b,
+            JointKind::Distance {
+                min: *min,
+                max: *max,
+            },
+            *break_force,
+        ),
+        JointDesc::Spring {
+            a,
+            b,
+            anchor_a,
+            anchor_b,
+            rest_length,
+            hertz,
+            damping_ratio,
+            bungee,
+            break_force,
+        } => (
+            a,
+            b,
+            *anchor_a,
+            *anchor_b,
+            JointKind::Spring {
+                rest_length: *rest_length,
+                hertz: *hertz,
+                damping_ratio: *damping_ratio,
+                bungee: *bungee,
+            },
+            *break_force,
+        ),
+    };
+    let a = find("a", a)?;
+    let b = b.as_deref().map(|n| find("b", n)).transpose()?;
+    let mut def = JointDef::between(world, a, b, raw(anchor_a), raw(anchor_b), kind);
+    def.break_force = break_force;
+    world.create_joint(def)?;
+    Ok(())
+}
+
 /// Checks a material's values (as a collider's: `ColliderDef::validate`).
 fn material(name: &str, m: &MaterialDesc) -> Result<(), String> {
     let def = ColliderDef {
@@ -382,6 +453,12 @@ pub fn build(file: &SceneFile) -> Result<Scene, Invalid> {
                 color: d.color,
             },
         );
+    }
+    for (i, j) in file.joints.iter().enumerate() {
+        joint(&mut world, &meta, j).map_err(|message| Invalid {
+            message: format!("joints[{i}]: {message}"),
+            anchor: None,
+        })?;
     }
     Ok(Scene {
         world,

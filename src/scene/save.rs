@@ -120,7 +120,65 @@ pub fn to_scene_file(
         materials: BTreeMap::new(),
         bodies,
         generators: Vec::new(),
+        joints: joints(world, meta),
     }
+}
+
+/// The world's joints as scene entries, anchors where the bodies are now. A joint whose
+/// body has no name cannot be written (scene joints name their bodies) and is left out.
+fn joints(world: &World, meta: &BTreeMap<BodyHandle, BodyMeta>) -> Vec<JointDesc> {
+    use crate::physics::JointKind;
+    let name = |h: BodyHandle| {
+        meta.get(&h)
+            .map(|m| m.name.clone())
+            .filter(|n| !n.is_empty())
+    };
+    world
+        .joints()
+        .filter_map(|(handle, joint)| {
+            let def = joint.def();
+            let a = name(def.body_a)?;
+            let b = match def.body_b {
+                Some(h) => Some(name(h)?),
+                None => None,
+            };
+            let (pa, pb) = world.joint_anchors(handle)?;
+            let break_force = def.break_force;
+            Some(match def.kind {
+                JointKind::Spherical => JointDesc::Spherical {
+                    a,
+                    b,
+                    anchor: v3(pa),
+                    break_force,
+                },
+                JointKind::Distance { min, max } => JointDesc::Distance {
+                    a,
+                    b,
+                    anchor_a: v3(pa),
+                    anchor_b: v3(pb),
+                    min,
+                    max,
+                    break_force,
+                },
+                JointKind::Spring {
+                    rest_length,
+                    hertz,
+                    damping_ratio,
+                    bungee,
+                } => JointDesc::Spring {
+                    a,
+                    b,
+                    anchor_a: v3(pa),
+                    anchor_b: v3(pb),
+                    rest_length,
+                    hertz,
+                    damping_ratio,
+                    bungee,
+                    break_force,
+                },
+            })
+        })
+        .collect()
 }
 
 /// The scene file as RON text, with a header comment.

@@ -33,6 +33,73 @@ pub struct SceneFile {
     /// Patterns that expand into many bodies.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub generators: Vec<Generator>,
+    /// Joints between named bodies (anchors in world coordinates, where the bodies start).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub joints: Vec<JointDesc>,
+}
+
+/// A joint in a scene file. `a` and `b` name bodies; leaving out `b` attaches `a` to the
+/// world. `break_force` (N) is optional everywhere.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum JointDesc {
+    /// Ball and socket at a world point.
+    Spherical {
+        /// The first body.
+        a: String,
+        /// The second body (the world when left out).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        b: Option<String>,
+        /// The joint's point, m.
+        anchor: V3,
+        /// Breaks above this force, N.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        break_force: Option<f32>,
+    },
+    /// The anchors stay between `min` and `max` apart (a rope when `min` is 0).
+    Distance {
+        /// The first body.
+        a: String,
+        /// The second body (the world when left out).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        b: Option<String>,
+        /// Anchor on `a`, m.
+        anchor_a: V3,
+        /// Anchor on `b` (or in the world), m.
+        anchor_b: V3,
+        /// Shortest distance, m.
+        #[serde(default)]
+        min: f32,
+        /// Longest distance, m.
+        max: f32,
+        /// Breaks above this force, N.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        break_force: Option<f32>,
+    },
+    /// A spring between the anchors.
+    Spring {
+        /// The first body.
+        a: String,
+        /// The second body (the world when left out).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        b: Option<String>,
+        /// Anchor on `a`, m.
+        anchor_a: V3,
+        /// Anchor on `b` (or in the world), m.
+        anchor_b: V3,
+        /// Length at rest, m.
+        rest_length: f32,
+        /// Frequency, Hz.
+        hertz: f32,
+        /// Damping ratio (1: critical).
+        #[serde(default)]
+        damping_ratio: f32,
+        /// Pulls only when stretched.
+        #[serde(default, skip_serializing_if = "is_false")]
+        bungee: bool,
+        /// Breaks above this force, N.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        break_force: Option<f32>,
+    },
 }
 
 /// Which broad phase to use. The parameters of `Quadtree` and `Grid` are optional:

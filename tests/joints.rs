@@ -303,3 +303,101 @@ fn the_bridge_holds_its_crates_and_joints_round_trip_through_a_scene_file() {
         "{err}"
     );
 }
+
+/// A 1 m × 2 m × 0.1 m door hinged to the world along its left edge (the y axis through
+/// (0, 1, 0)), with a motor and optional limits.
+fn door(
+    w: &mut World,
+    limits: Option<(f32, f32)>,
+    motor: Option<(f32, f32)>,
+) -> (BodyHandle, impulse::physics::JointHandle) {
+    let body = dynamic(
+        w,
+        Shape::cuboid(Vec3::new(0.5, 1.0, 0.05)),
+        Vec3::new(0.5, 1.0, 0.0),
+        Quat::IDENTITY,
+        0.5,
+    );
+    let def = JointDef::revolute(
+        w,
+        body,
+        None,
+        Vec3::new(0.0, 1.0, 0.0),
+        Vec3::Y,
+        limits,
+        motor,
+    );
+    (body, w.create_joint(def).unwrap())
+}
+
+#[test]
+fn a_motorised_hinge_turns_at_its_speed_about_its_axis_only() {
+    let mut w = world();
+    // Gravity pulls the door sideways off its hinge line; the hinge must hold it, and the
+    // motor (1 rad/s, torque to spare) turns it at exactly 1 rad/s about +y.
+    let (body, joint) = door(&mut w, None, Some((1.0, 100.0)));
+    for _ in 0..90 {
+        w.step(DT);
+    }
+    let b = w.body(body).unwrap();
+    let spin = b.angular_velocity();
+    assert!((spin.y - 1.0).abs() < 0.02, "{spin:?}");
+    assert!(spin.x.abs() < 0.02 && spin.z.abs() < 0.02, "{spin:?}");
+    // 1.5 s at 1 rad/s (less the spin-up of the first steps).
+    let angle = w.joint_angle(joint).unwrap();
+    assert!((angle - 1.5).abs() < 0.05, "angle {angle}");
+    // The hinge edge stays on the axis: the door's centre is 0.5 m from it, at height 1.
+    let p = b.position();
+    assert!(
+        ((p.x * p.x + p.z * p.z).sqrt() - 0.5).abs() < 0.005,
+        "{p:?}"
+    );
+    assert!((p.y - 1.0).abs() < 0.005, "{p:?}");
+}
+
+#[test]
+fn a_hinge_stops_at_its_limit_and_a_weak_motor_stalls() {
+    let mut w = world();
+    // The motor (2 rad/s, at most 1 N·m on a 0.2 kg door) drives on, but the upper limit is
+    // 45°.
+    let (_, limited) = door(&mut w, Some((-0.2, 45f32.to_radians())), Some((2.0, 1.0)));
+    for _ in 0..180 {
+        w.step(DT);
+    }
+    let angle = w.joint_angle(limited).unwrap();
+    assert!(
+        (angle - 45f32.to_radians()).abs() < 1f32.to_radians(),
+        "{}",
+        angle.to_degrees()
+    );
+    // A motor with no torque turns nothing.
+    let mut w = world();
+    let (_, weak) = door(&mut w, None, Some((2.0, 0.0)));
+    for _ in 0..60 {
+        w.step(DT);
+    }
+    assert!(w.joint_angle(weak).unwrap().abs() < 1e-3);
+}
+
+#[test]
+fn a_saved_hinge_keeps_its_limits_where_they_were() {
+    use impulse::scene::{load_file, load_str, save};
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/door.ron");
+    let mut scene = load_file(&path).unwrap();
+    for _ in 0..30 {
+        scene.world.step(scene.timestep);
+    }
+    let (handle, _) = scene.world.joints().next().unwrap();
+    let angle = scene.world.joint_angle(handle).unwrap();
+    assert!(angle > 0.3, "the motor opened the door: {angle}");
+    // Saved, the current angle becomes 0, so the limits (0°, 100°) move down by it.
+    let file = save::to_scene_file(&scene.world, &scene.meta, &scene.camera, scene.timestep);
+    let again = load_str(&save::to_ron(&file, "").unwrap(), "again.ron").unwrap();
+    let (_, joint) = again.world.joints().next().unwrap();
+    let JointKind::Revolute { limits, motor, .. } = joint.def().kind else {
+        panic!("a hinge");
+    };
+    let (lo, hi) = limits.unwrap();
+    assert!((lo + angle).abs() < 1e-4 && (hi - (100f32.to_radians() - angle)).abs() < 1e-4);
+    assert_eq!(motor, Some((1.5, 40.0)));
+}

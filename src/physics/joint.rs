@@ -41,6 +41,25 @@ pub enum JointKind {
         /// Longest distance, m.
         max: f32,
     },
+    /// A hinge: the anchors coincide and the bodies turn relative to each other only about
+    /// the hinge axis; optionally between angle limits, and driven by a motor.
+    Revolute {
+        /// The hinge axis in A's frame, unit.
+        axis_a: Vec3,
+        /// The hinge axis in B's frame (or the world's), unit.
+        axis_b: Vec3,
+        /// A direction across the axis in A's frame; with `reference_b`, equal in the world
+        /// when the joint was made: the angle is measured between them.
+        reference_a: Vec3,
+        /// The same direction in B's frame (or the world's).
+        reference_b: Vec3,
+        /// Lowest and highest angle of A relative to B (or the world) about the axis, rad
+        /// (right-handed: positive turns A anticlockwise seen from the axis' tip).
+        limits: Option<(f32, f32)>,
+        /// Target spin of A relative to B about the axis, rad/s, and the largest torque to
+        /// reach it, N·m.
+        motor: Option<(f32, f32)>,
+    },
     /// A spring between the anchors.
     Spring {
         /// Length at rest, m.
@@ -81,6 +100,8 @@ pub struct Joint {
     /// The accumulated impulse of the last step (3 rows for a spherical joint, the first
     /// for a distance's lower limit or a spring, the second for a distance's upper limit).
     pub(crate) impulse: Vec3,
+    /// A hinge's angular rows: two alignment rows, the motor, the lower and upper limits.
+    pub(crate) extra: [f32; 5],
 }
 
 impl Joint {
@@ -99,6 +120,41 @@ impl JointDef {
     /// A ball and socket at the world point `anchor`, between `a` and `b` (or the world).
     pub fn spherical(world: &World, a: BodyHandle, b: Option<BodyHandle>, anchor: Vec3) -> Self {
         Self::between(world, a, b, anchor, anchor, JointKind::Spherical)
+    }
+
+    /// A hinge at the world point `anchor` about the world direction `axis`, with optional
+    /// limits (rad, the angle of A relative to B, 0 where they start) and motor (target spin,
+    /// rad/s, and largest torque, N·m).
+    pub fn revolute(
+        world: &World,
+        a: BodyHandle,
+        b: Option<BodyHandle>,
+        anchor: Vec3,
+        axis: Vec3,
+        limits: Option<(f32, f32)>,
+        motor: Option<(f32, f32)>,
+    ) -> Self {
+        let axis = axis.normalize_or(Vec3::Y);
+        let reference = axis.any_orthonormal_vector();
+        let to_local = |h: Option<BodyHandle>, v: Vec3| match h.and_then(|h| world.body(h)) {
+            Some(body) => body.rotation().inverse() * v,
+            None => v,
+        };
+        Self::between(
+            world,
+            a,
+            b,
+            anchor,
+            anchor,
+            JointKind::Revolute {
+                axis_a: to_local(Some(a), axis),
+                axis_b: to_local(b, axis),
+                reference_a: to_local(Some(a), reference),
+                reference_b: to_local(b, reference),
+                limits,
+                motor,
+            },
+        )
     }
 
     /// A joint of `kind` between the world points `anchor_a` (on `a`) and `anchor_b` (on `b`,
@@ -144,6 +200,31 @@ impl JointDef {
         };
         match self.kind {
             JointKind::Spherical => {}
+            JointKind::Revolute {
+                axis_a,
+                limits,
+                motor,
+                ..
+            } => {
+                if !(axis_a.is_finite() && axis_a.length_squared() > 0.5) {
+                    return Err(format!(
+                        "axis must be a finite, non-zero direction, got {axis_a}"
+                    ));
+                }
+                if let Some((lower, upper)) = limits {
+                    if !(lower.is_finite() && upper.is_finite() && lower <= upper) {
+                        return Err(format!(
+                            "limits must be finite with lower ≤ upper, got ({lower}, {upper})"
+                        ));
+                    }
+                }
+                if let Some((speed, torque)) = motor {
+                    if !speed.is_finite() {
+                        return Err(format!("motor speed must be finite, got {speed}"));
+                    }
+                    non_negative("motor torque", torque)?;
+                }
+            }
             JointKind::Distance { min, max } => {
                 non_negative("min", min)?;
                 non_negative("max", max)?;
@@ -193,6 +274,7 @@ pub(crate) struct JointConstraint {
     pub rotation_b: Quat,
     pub kind: JointKind,
     pub impulse: Vec3,
+    pub extra: [f32; 5],
 }
 
 /// The anchor's world point and arm of one side, as the sub-step has moved its body.
@@ -271,26 +353,90 @@ pub(crate) fn solve_joints(
             (JointPass::WarmStart, JointKind::Spherical) => {
                 apply(bodies, c, ra, rb, c.impulse);
             }
+            (JointPass::WarmStart, JointKind::Revolute { .. }) => {
+                apply(bodies, c, ra, rb, c.impulse);
+                let hinge = Hinge::new(c, &bodies[c.a as usize], &bodies[c.b as usize]);
+                let [p1, p2, motor, lower, upper] = c.extra;
+                let turn = hinge.r1 * p1 + hinge.r2 * p2 - hinge.axis * (motor + lower - upper);
+                apply_angular(bodies, c, turn);
+            }
+            (pass, JointKind::Revolute { limits, motor, .. }) => {
+                let hinge = Hinge::new(c, &bodies[c.a as usize], &bodies[c.b as usize]);
+                let biased = pass == JointPass::Biased;
+                let (mass_scale, impulse_scale) = if biased { scales(&soft) } else { (1.0, 0.0) };
+                let inv_sum = bodies[c.a as usize].inv_inertia + bodies[c.b as usize].inv_inertia;
+                // Motor and limits act on A's spin relative to B (the world, for a door).
+                let spin = |bodies: &[SolverBody]| {
+                    bodies[c.a as usize].angular_velocity - bodies[c.b as usize].angular_velocity
+                };
+                let k_axis = hinge.axis.dot(inv_sum * hinge.axis);
+                // Motor: the relative spin about the axis towards its target, within the
+                // torque it may use this sub-step.
+                if let Some((speed, torque)) = motor {
+                    if k_axis > 0.0 {
+                        let cdot = spin(bodies).dot(hinge.axis) - speed;
+                        let old = c.extra[2];
+                        let max = torque * h;
+                        c.extra[2] = (old - cdot / k_axis).clamp(-max, max);
+                        apply_angular(bodies, c, -hinge.axis * (c.extra[2] - old));
+                    }
+                }
+                // Limits: each pushes one way only; slack ones are speculative.
+                if let Some((lower, upper)) = limits {
+                    if k_axis > 0.0 {
+                        for (slot, gap, sign) in [
+                            (3usize, hinge.angle - lower, 1.0f32),
+                            (4, upper - hinge.angle, -1.0),
+                        ] {
+                            let cdot = sign * spin(bodies).dot(hinge.axis);
+                            let delta = if gap > 0.0 {
+                                -(cdot + gap / h) / k_axis
+                            } else if biased {
+                                -mass_scale * (cdot + soft.bias_rate * gap) / k_axis
+                                    - impulse_scale * c.extra[slot]
+                            } else {
+                                -cdot / k_axis
+                            };
+                            let old = c.extra[slot];
+                            c.extra[slot] = (old + delta).max(0.0);
+                            apply_angular(bodies, c, -hinge.axis * (sign * (c.extra[slot] - old)));
+                        }
+                    }
+                }
+                // Alignment: the two axes stay parallel (2 rows across the axis).
+                let k11 = hinge.r1.dot(inv_sum * hinge.r1);
+                let k12 = hinge.r1.dot(inv_sum * hinge.r2);
+                let k22 = hinge.r2.dot(inv_sum * hinge.r2);
+                let det = k11 * k22 - k12 * k12;
+                if det > f32::MIN_POSITIVE {
+                    // These rows' rate is B's spin relative to A's (see `Hinge`).
+                    let w = -spin(bodies);
+                    let (mut c1, mut c2) = (w.dot(hinge.r1), w.dot(hinge.r2));
+                    if biased {
+                        c1 += soft.bias_rate * hinge.error.0;
+                        c2 += soft.bias_rate * hinge.error.1;
+                    }
+                    // Solve K·λ = −ċ.
+                    let l1 = -(k22 * c1 - k12 * c2) / det;
+                    let l2 = -(k11 * c2 - k12 * c1) / det;
+                    let (d1, d2) = (
+                        mass_scale * l1 - impulse_scale * c.extra[0],
+                        mass_scale * l2 - impulse_scale * c.extra[1],
+                    );
+                    c.extra[0] += d1;
+                    c.extra[1] += d2;
+                    apply_angular(bodies, c, hinge.r1 * d1 + hinge.r2 * d2);
+                }
+                // The anchors coincide: the ball-and-socket rows.
+                let (pa, ra) = side(&bodies[c.a as usize], c.center_a, c.rotation_a, c.arm_a);
+                let (pb, rb) = side(&bodies[c.b as usize], c.center_b, c.rotation_b, c.arm_b);
+                point_rows(bodies, c, pb - pa, ra, rb, biased, &soft);
+            }
             (JointPass::WarmStart, _) => {
                 apply(bodies, c, ra, rb, u * (c.impulse.x + c.impulse.y));
             }
             (pass, JointKind::Spherical) => {
-                let k = Mat3::from_diagonal(Vec3::splat(body_a.inv_mass + body_b.inv_mass))
-                    - skew(ra) * body_a.inv_inertia * skew(ra)
-                    - skew(rb) * body_b.inv_inertia * skew(rb);
-                if k.determinant().abs() <= f32::MIN_POSITIVE {
-                    continue;
-                }
-                let inv_k = k.inverse();
-                let p = if pass == JointPass::Biased {
-                    let (mass_scale, impulse_scale) = scales(&soft);
-                    -mass_scale * (inv_k * (relative + soft.bias_rate * d))
-                        - impulse_scale * c.impulse
-                } else {
-                    -(inv_k * relative)
-                };
-                c.impulse += p;
-                apply(bodies, c, ra, rb, p);
+                point_rows(bodies, c, d, ra, rb, pass == JointPass::Biased, &soft);
             }
             (pass, JointKind::Distance { min, max }) => {
                 if k_along <= 0.0 {
@@ -351,6 +497,89 @@ pub(crate) fn solve_joints(
     }
 }
 
+/// The three rows that keep the anchors together (`d` = p_b − p_a), soft when `biased`.
+fn point_rows(
+    bodies: &mut [SolverBody],
+    c: &mut JointConstraint,
+    d: Vec3,
+    ra: Vec3,
+    rb: Vec3,
+    biased: bool,
+    soft: &Softness,
+) {
+    let (body_a, body_b) = (bodies[c.a as usize], bodies[c.b as usize]);
+    let k = Mat3::from_diagonal(Vec3::splat(body_a.inv_mass + body_b.inv_mass))
+        - skew(ra) * body_a.inv_inertia * skew(ra)
+        - skew(rb) * body_b.inv_inertia * skew(rb);
+    if k.determinant().abs() <= f32::MIN_POSITIVE {
+        return;
+    }
+    let inv_k = k.inverse();
+    let relative = point_velocity(&body_b, rb) - point_velocity(&body_a, ra);
+    let p = if biased {
+        let (mass_scale, impulse_scale) = scales(soft);
+        -mass_scale * (inv_k * (relative + soft.bias_rate * d)) - impulse_scale * c.impulse
+    } else {
+        -(inv_k * relative)
+    };
+    c.impulse += p;
+    apply(bodies, c, ra, rb, p);
+}
+
+/// Applies the angular impulse `l` (−l to A, +l to B).
+fn apply_angular(bodies: &mut [SolverBody], c: &JointConstraint, l: Vec3) {
+    if c.a != 0 {
+        let a = &mut bodies[c.a as usize];
+        a.angular_velocity -= a.inv_inertia * l;
+    }
+    if c.b != 0 {
+        let b = &mut bodies[c.b as usize];
+        b.angular_velocity += b.inv_inertia * l;
+    }
+}
+
+/// A hinge's geometry in the sub-step: A's axis, the two alignment rows across it, their
+/// errors, and the angle of B relative to A about the axis.
+struct Hinge {
+    axis: Vec3,
+    r1: Vec3,
+    r2: Vec3,
+    error: (f32, f32),
+    angle: f32,
+}
+
+impl Hinge {
+    fn new(c: &JointConstraint, a: &SolverBody, b: &SolverBody) -> Self {
+        let JointKind::Revolute {
+            axis_a,
+            axis_b,
+            reference_a,
+            reference_b,
+            ..
+        } = c.kind
+        else {
+            unreachable!("a hinge from a revolute joint");
+        };
+        let qa = a.delta_rotation * c.rotation_a;
+        let qb = b.delta_rotation * c.rotation_b;
+        let (axis, other) = (qa * axis_a, qb * axis_b);
+        let across = axis.any_orthonormal_pair();
+        // C = b's axis · (a direction across a's axis): zero when they are parallel; its
+        // rate is (ω_b − ω_a)·(b's axis × that direction).
+        let (r1, r2) = (other.cross(across.0), other.cross(across.1));
+        let error = (other.dot(across.0), other.dot(across.1));
+        let (ref_a, ref_b) = (qa * reference_a, qb * reference_b);
+        let angle = ref_b.cross(ref_a).dot(axis).atan2(ref_a.dot(ref_b));
+        Hinge {
+            axis,
+            r1,
+            r2,
+            error,
+            angle,
+        }
+    }
+}
+
 /// (mass scale, impulse scale) of a softness: Δλ = −s_m·m·(v + b) − s_i·λ.
 fn scales(s: &Softness) -> (f32, f32) {
     let impulse_scale = s.compliance_scale / (1.0 + s.compliance_scale);
@@ -384,6 +613,7 @@ impl World {
         Ok(self.joints.insert(Joint {
             def,
             impulse: Vec3::ZERO,
+            extra: [0.0; 5],
         }))
     }
 
@@ -427,6 +657,28 @@ impl World {
             None => def.local_anchor_b,
         };
         Some((pa, pb))
+    }
+
+    /// A hinge's angle of A relative to B (or the world) about its axis, rad (0 where it was
+    /// made).
+    pub fn joint_angle(&self, handle: JointHandle) -> Option<f32> {
+        let def = &self.joints.get(handle)?.def;
+        let JointKind::Revolute {
+            axis_a,
+            reference_a,
+            reference_b,
+            ..
+        } = def.kind
+        else {
+            return None;
+        };
+        let qa = self.bodies.get(def.body_a)?.rotation();
+        let qb = match def.body_b {
+            Some(h) => self.bodies.get(h)?.rotation(),
+            None => Quat::IDENTITY,
+        };
+        let (axis, ra, rb) = (qa * axis_a, qa * reference_a, qb * reference_b);
+        Some(rb.cross(ra).dot(axis).atan2(ra.dot(rb)))
     }
 
     /// Removes the joints of body slot `index` (the body is being removed).
@@ -515,6 +767,11 @@ impl World {
                 } else {
                     Vec3::ZERO
                 },
+                extra: if self.settings.enable_warm_starting {
+                    joint.extra
+                } else {
+                    [0.0; 5]
+                },
             });
         }
         self.scratch.joints = list;
@@ -533,6 +790,7 @@ impl World {
                 continue;
             };
             joint.impulse = c.impulse;
+            joint.extra = c.extra;
             if let Some(limit) = joint.def.break_force {
                 if c.impulse.length() / dt > limit {
                     let def = joint.def;

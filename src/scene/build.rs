@@ -228,6 +228,35 @@ fn joint(
             anchor,
             break_force,
         } => (a, b, *anchor, *anchor, JointKind::Spherical, *break_force),
+        JointDesc::Revolute {
+            a,
+            b,
+            anchor,
+            axis,
+            limits,
+            motor,
+            break_force,
+        } => {
+            let axis = raw(*axis);
+            if !(axis.is_finite() && axis.length() > 1e-6) {
+                return Err(format!("axis must be a non-zero direction, got {axis}"));
+            }
+            (
+                a,
+                b,
+                *anchor,
+                *anchor,
+                JointKind::Revolute {
+                    axis_a: axis,
+                    axis_b: axis,
+                    reference_a: Vec3::ZERO,
+                    reference_b: Vec3::ZERO,
+                    limits: *limits,
+                    motor: *motor,
+                },
+                *break_force,
+            )
+        }
         JointDesc::Distance {
             a,
             b,
@@ -273,7 +302,24 @@ fn joint(
     };
     let a = find("a", a)?;
     let b = b.as_deref().map(|n| find("b", n)).transpose()?;
-    let mut def = JointDef::between(world, a, b, raw(anchor_a), raw(anchor_b), kind);
+    let mut def = match kind {
+        // The hinge's frames come from its world axis.
+        JointKind::Revolute {
+            axis_a,
+            limits,
+            motor,
+            ..
+        } => JointDef::revolute(
+            world,
+            a,
+            b,
+            raw(anchor_a),
+            axis_a,
+            limits.map(|(lo, hi)| (lo.to_radians(), hi.to_radians())),
+            motor,
+        ),
+        _ => JointDef::between(world, a, b, raw(anchor_a), raw(anchor_b), kind),
+    };
     def.break_force = break_force;
     world.create_joint(def)?;
     Ok(())

@@ -151,6 +151,26 @@ fn joints(world: &World, meta: &BTreeMap<BodyHandle, BodyMeta>) -> Vec<JointDesc
                     anchor: v3(pa),
                     break_force,
                 },
+                JointKind::Revolute {
+                    axis_a,
+                    limits,
+                    motor,
+                    ..
+                } => {
+                    // The current angle becomes the new zero: the limits move with it.
+                    let rotation = world.body(def.body_a)?.rotation();
+                    let angle = world.joint_angle(handle).unwrap_or(0.0);
+                    JointDesc::Revolute {
+                        a,
+                        b,
+                        anchor: v3(pa),
+                        axis: v3(rotation * axis_a),
+                        limits: limits
+                            .map(|(lo, hi)| ((lo - angle).to_degrees(), (hi - angle).to_degrees())),
+                        motor,
+                        break_force,
+                    }
+                }
                 JointKind::Distance { min, max } => JointDesc::Distance {
                     a,
                     b,

@@ -55,6 +55,27 @@ pub enum JointDesc {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         break_force: Option<f32>,
     },
+    /// A hinge at a world point about a world axis.
+    Revolute {
+        /// The first body.
+        a: String,
+        /// The second body (the world when left out).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        b: Option<String>,
+        /// The hinge's point, m.
+        anchor: V3,
+        /// The hinge's axis (any length).
+        axis: V3,
+        /// Lowest and highest angle, degrees (0 where the bodies start).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        limits: Option<(f32, f32)>,
+        /// Target spin, rad/s, and largest torque, N·m.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        motor: Option<(f32, f32)>,
+        /// Breaks above this force, N.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        break_force: Option<f32>,
+    },
     /// The anchors stay between `min` and `max` apart (a rope when `min` is 0).
     Distance {
         /// The first body.

@@ -427,10 +427,9 @@ pub(crate) fn solve_joints(
                     c.extra[1] += d2;
                     apply_angular(bodies, c, hinge.r1 * d1 + hinge.r2 * d2);
                 }
-                // The anchors coincide: the ball-and-socket rows.
-                let (pa, ra) = side(&bodies[c.a as usize], c.center_a, c.rotation_a, c.arm_a);
-                let (pb, rb) = side(&bodies[c.b as usize], c.center_b, c.rotation_b, c.arm_b);
-                point_rows(bodies, c, pb - pa, ra, rb, biased, &soft);
+                // The anchors coincide: the ball-and-socket rows (the anchors and arms depend
+                // on the sub-step's positions only, which the rows above did not change).
+                point_rows(bodies, c, d, ra, rb, biased, &soft);
             }
             (JointPass::WarmStart, _) => {
                 apply(bodies, c, ra, rb, u * (c.impulse.x + c.impulse.y));
@@ -568,8 +567,7 @@ impl Hinge {
         // rate is (ω_b − ω_a)·(b's axis × that direction).
         let (r1, r2) = (other.cross(across.0), other.cross(across.1));
         let error = (other.dot(across.0), other.dot(across.1));
-        let (ref_a, ref_b) = (qa * reference_a, qb * reference_b);
-        let angle = ref_b.cross(ref_a).dot(axis).atan2(ref_a.dot(ref_b));
+        let angle = hinge_angle(axis, qa * reference_a, qb * reference_b);
         Hinge {
             axis,
             r1,
@@ -578,6 +576,15 @@ impl Hinge {
             angle,
         }
     }
+}
+
+/// The angle from B's reference direction to A's about `axis` (A's turn relative to B),
+/// rad, in (−π, π].
+fn hinge_angle(axis: Vec3, reference_a: Vec3, reference_b: Vec3) -> f32 {
+    reference_b
+        .cross(reference_a)
+        .dot(axis)
+        .atan2(reference_a.dot(reference_b))
 }
 
 /// (mass scale, impulse scale) of a softness: Δλ = −s_m·m·(v + b) − s_i·λ.
@@ -677,8 +684,7 @@ impl World {
             Some(h) => self.bodies.get(h)?.rotation(),
             None => Quat::IDENTITY,
         };
-        let (axis, ra, rb) = (qa * axis_a, qa * reference_a, qb * reference_b);
-        Some(rb.cross(ra).dot(axis).atan2(ra.dot(rb)))
+        Some(hinge_angle(qa * axis_a, qa * reference_a, qb * reference_b))
     }
 
     /// Removes the joints of body slot `index` (the body is being removed).
@@ -696,20 +702,19 @@ impl World {
         }
     }
 
-    /// Unions the solver indices of jointed awake dynamic bodies (they form one island).
-    pub(crate) fn joint_island_pairs(&self, first_dynamic: u32) -> Vec<(u32, u32)> {
-        self.joints
-            .iter()
-            .filter_map(|(_, j)| {
-                let a = self.bodies.get(j.def.body_a)?;
-                let b = self.bodies.get(j.def.body_b?)?;
-                (a.solver_index >= first_dynamic
-                    && b.solver_index >= first_dynamic
-                    && a.solver_index != super::body::NULL
-                    && b.solver_index != super::body::NULL)
-                    .then_some((a.solver_index, b.solver_index))
-            })
-            .collect()
+    /// The solver indices of jointed awake dynamic bodies (they form one island), into
+    /// `out` (a buffer kept from step to step).
+    pub(crate) fn joint_island_pairs(&self, first_dynamic: u32, out: &mut Vec<(u32, u32)>) {
+        out.clear();
+        out.extend(self.joints.iter().filter_map(|(_, j)| {
+            let a = self.bodies.get(j.def.body_a)?;
+            let b = self.bodies.get(j.def.body_b?)?;
+            (a.solver_index >= first_dynamic
+                && b.solver_index >= first_dynamic
+                && a.solver_index != super::body::NULL
+                && b.solver_index != super::body::NULL)
+                .then_some((a.solver_index, b.solver_index))
+        }));
     }
 
     /// Prepares every joint with an awake dynamic body for this step (after the solver's

@@ -78,16 +78,6 @@ impl BroadPhaseKind {
         }
     }
 
-    /// A short name for logs and the command line: `tree`, `brute`, `quadtree`, `grid`.
-    pub fn short_name(self) -> &'static str {
-        match self {
-            BroadPhaseKind::DynamicTree => "tree",
-            BroadPhaseKind::BruteForce => "brute",
-            BroadPhaseKind::Quadtree { .. } => "quadtree",
-            BroadPhaseKind::Grid { .. } => "grid",
-        }
-    }
-
     /// Checks the parameters; the message names the field.
     pub fn validate(self) -> Result<(), String> {
         match self {
@@ -323,6 +313,8 @@ impl ContactEvents {
 pub(crate) struct StepScratch {
     /// This step's joints, prepared for the solver.
     pub joints: Vec<super::joint::JointConstraint>,
+    /// Pairs of jointed awake dynamic bodies (solver indices), for the islands.
+    pub joint_pairs: Vec<(u32, u32)>,
     pub narrow: Scratch,
     pub new_pairs: Vec<(u32, u32)>,
     pub to_destroy: Vec<u32>,

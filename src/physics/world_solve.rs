@@ -359,7 +359,8 @@ impl World {
     pub(crate) fn build_islands(&mut self, count: usize) {
         let first_dynamic = 1 + self.scratch.kinematic_count as u32;
         // Jointed bodies form one island with each other, like touching ones.
-        let jointed = self.joint_island_pairs(first_dynamic);
+        let mut jointed = std::mem::take(&mut self.scratch.joint_pairs);
+        self.joint_island_pairs(first_dynamic, &mut jointed);
         let Self {
             bodies,
             contacts,
@@ -377,7 +378,11 @@ impl World {
             let dynamic = a.solver_index >= first_dynamic && b.solver_index >= first_dynamic;
             (c.touching && dynamic).then_some((a.solver_index, b.solver_index, a.mass, b.mass))
         });
-        for (ia, ib) in pairs.clone().map(|(a, b, _, _)| (a, b)).chain(jointed) {
+        for (ia, ib) in pairs
+            .clone()
+            .map(|(a, b, _, _)| (a, b))
+            .chain(jointed.iter().copied())
+        {
             let (ra, rb) = (find_root(parent, ia), find_root(parent, ib));
             if ra != rb {
                 // Smaller index as root: deterministic.
@@ -385,6 +390,7 @@ impl World {
                 parent[hi as usize] = lo;
             }
         }
+        scratch.joint_pairs = jointed;
         let ratio = &mut scratch.island_ratio;
         ratio.clear();
         ratio.resize(count, 1.0);

@@ -9,6 +9,9 @@
 //!   k = m_a⁻¹ + m_b⁻¹ + (r_a×u)·I_a⁻¹(r_a×u) + (r_b×u)·I_b⁻¹(r_b×u)); a rod when min = max,
 //!   a rope when min = 0. Each limit only pushes one way, and a slack one is speculative (it
 //!   lets the gap close exactly in a sub-step, like a contact).
+//! - **fixed** (a weld): the anchors coincide and A keeps the rotation relative to B it had
+//!   when the joint was made. The point rows are the spherical joint's; the angular error is
+//!   θ = 2·vec(q_a·(q_b·q_ref)⁻¹) (small angles), its rate ω_a − ω_b, K = I_a⁻¹ + I_b⁻¹.
 //! - **spring**: a soft distance of its own `hertz` and `damping_ratio` about `rest_length`;
 //!   a bungee pulls only when stretched (seed 003).
 //!
@@ -60,6 +63,11 @@ pub enum JointKind {
         /// reach it, N·m.
         motor: Option<(f32, f32)>,
     },
+    /// A weld: the anchors coincide and neither body turns relative to the other.
+    Fixed {
+        /// A's rotation relative to B (or the world) when the joint was made: q_b⁻¹·q_a.
+        reference: Quat,
+    },
     /// A spring between the anchors.
     Spring {
         /// Length at rest, m.
@@ -88,6 +96,9 @@ pub struct JointDef {
     pub kind: JointKind,
     /// Breaks (is removed) when the force it needs passes this, N; None: never.
     pub break_force: Option<f32>,
+    /// Whether the two bodies still collide with each other (false by default, as in Box2D:
+    /// jointed bodies usually overlap at their anchor, a ragdoll's limbs at every joint).
+    pub collide: bool,
 }
 
 /// Handle of a joint: stale once the joint, or one of its bodies, is removed.
@@ -100,7 +111,8 @@ pub struct Joint {
     /// The accumulated impulse of the last step (3 rows for a spherical joint, the first
     /// for a distance's lower limit or a spring, the second for a distance's upper limit).
     pub(crate) impulse: Vec3,
-    /// A hinge's angular rows: two alignment rows, the motor, the lower and upper limits.
+    /// Angular rows: a hinge's two alignment rows, motor, lower and upper limits; a weld's
+    /// three rows (the first three).
     pub(crate) extra: [f32; 5],
 }
 
@@ -120,6 +132,17 @@ impl JointDef {
     /// A ball and socket at the world point `anchor`, between `a` and `b` (or the world).
     pub fn spherical(world: &World, a: BodyHandle, b: Option<BodyHandle>, anchor: Vec3) -> Self {
         Self::between(world, a, b, anchor, anchor, JointKind::Spherical)
+    }
+
+    /// A weld at the world point `anchor` between `a` and `b` (or the world): they keep the
+    /// poses they have now relative to each other.
+    pub fn fixed(world: &World, a: BodyHandle, b: Option<BodyHandle>, anchor: Vec3) -> Self {
+        let rotation = |h: Option<BodyHandle>| {
+            h.and_then(|h| world.body(h))
+                .map_or(Quat::IDENTITY, |body| body.rotation())
+        };
+        let reference = (rotation(b).inverse() * rotation(Some(a))).normalize();
+        Self::between(world, a, b, anchor, anchor, JointKind::Fixed { reference })
     }
 
     /// A hinge at the world point `anchor` about the world direction `axis`, with optional
@@ -178,6 +201,7 @@ impl JointDef {
             local_anchor_b: local(b, anchor_b),
             kind,
             break_force: None,
+            collide: false,
         }
     }
 
@@ -200,6 +224,13 @@ impl JointDef {
         };
         match self.kind {
             JointKind::Spherical => {}
+            JointKind::Fixed { reference } => {
+                if !(reference.is_finite() && (reference.length() - 1.0).abs() < 1.0e-3) {
+                    return Err(format!(
+                        "reference must be a unit quaternion, got {reference}"
+                    ));
+                }
+            }
             JointKind::Revolute {
                 axis_a,
                 limits,
@@ -352,6 +383,17 @@ pub(crate) fn solve_joints(
         match (pass, c.kind) {
             (JointPass::WarmStart, JointKind::Spherical) => {
                 apply(bodies, c, ra, rb, c.impulse);
+            }
+            (JointPass::WarmStart, JointKind::Fixed { .. }) => {
+                apply(bodies, c, ra, rb, c.impulse);
+                apply_angular(bodies, c, Vec3::from_slice(&c.extra[..3]));
+            }
+            (pass, JointKind::Fixed { reference }) => {
+                let biased = pass == JointPass::Biased;
+                weld_rows(bodies, c, reference, biased, &soft);
+                // The anchors coincide (the rows above changed no position: `d`, the arms
+                // hold).
+                point_rows(bodies, c, d, ra, rb, biased, &soft);
             }
             (JointPass::WarmStart, JointKind::Revolute { .. }) => {
                 apply(bodies, c, ra, rb, c.impulse);
@@ -525,6 +567,38 @@ fn point_rows(
     apply(bodies, c, ra, rb, p);
 }
 
+/// The three rows that keep A's rotation relative to B at `reference` (soft when `biased`).
+fn weld_rows(
+    bodies: &mut [SolverBody],
+    c: &mut JointConstraint,
+    reference: Quat,
+    biased: bool,
+    soft: &Softness,
+) {
+    let (body_a, body_b) = (bodies[c.a as usize], bodies[c.b as usize]);
+    let k = body_a.inv_inertia + body_b.inv_inertia;
+    if k.determinant().abs() <= f32::MIN_POSITIVE {
+        return;
+    }
+    let inv_k = k.inverse();
+    // The rate of the error θ is ω_a − ω_b; `apply_angular(l)` changes it by −K·l.
+    let rate = body_a.angular_velocity - body_b.angular_velocity;
+    let accumulated = Vec3::from_slice(&c.extra[..3]);
+    let l = if biased {
+        let qa = body_a.delta_rotation * c.rotation_a;
+        let qb = body_b.delta_rotation * c.rotation_b;
+        let e = qa * (qb * reference).inverse();
+        // The short way round: q and −q are the same rotation.
+        let error = 2.0 * e.w.signum() * Vec3::new(e.x, e.y, e.z);
+        let (mass_scale, impulse_scale) = scales(soft);
+        mass_scale * (inv_k * (rate + soft.bias_rate * error)) - impulse_scale * accumulated
+    } else {
+        inv_k * rate
+    };
+    (accumulated + l).write_to_slice(&mut c.extra[..3]);
+    apply_angular(bodies, c, l);
+}
+
 /// Applies the angular impulse `l` (−l to A, +l to B).
 fn apply_angular(bodies: &mut [SolverBody], c: &JointConstraint, l: Vec3) {
     if c.a != 0 {
@@ -616,6 +690,9 @@ impl World {
         self.wake_body_index(def.body_a.index());
         if let Some(b) = def.body_b {
             self.wake_body_index(b.index());
+            if !def.collide {
+                self.destroy_contacts_between(def.body_a.index(), b.index());
+            }
         }
         Ok(self.joints.insert(Joint {
             def,
@@ -632,6 +709,10 @@ impl World {
         self.wake_body_index(joint.def.body_a.index());
         if let Some(b) = joint.def.body_b {
             self.wake_body_index(b.index());
+            if !joint.def.collide {
+                // The pair may collide again: let the broad phase report it anew.
+                self.touch_body_proxies(joint.def.body_a.index());
+            }
         }
         true
     }
@@ -685,6 +766,15 @@ impl World {
             None => Quat::IDENTITY,
         };
         Some(hinge_angle(qa * axis_a, qa * reference_a, qb * reference_b))
+    }
+
+    /// Whether bodies slots `a` and `b` are joined by a joint that keeps them from colliding.
+    pub(crate) fn joined_without_contact(&self, a: u32, b: u32) -> bool {
+        !self.joints.is_empty()
+            && self.joints.iter().any(|(_, j)| {
+                let (ja, jb) = (j.def.body_a.index(), j.def.body_b.map(|h| h.index()));
+                !j.def.collide && ((ja == a && jb == Some(b)) || (ja == b && jb == Some(a)))
+            })
     }
 
     /// Removes the joints of body slot `index` (the body is being removed).

@@ -565,12 +565,8 @@ impl World {
                 body.linear_velocity = Vec3::ZERO;
                 body.angular_velocity = Vec3::ZERO;
             }
-            for &ci in &body.colliders {
-                if let Some(c) = self.colliders.at(ci) {
-                    self.broad_phase.touch_proxy(c.proxy);
-                }
-            }
         }
+        self.touch_body_proxies(index);
         self.update_mass(index);
         Ok(())
     }

@@ -79,6 +79,9 @@ impl World {
         if !body_a.is_dynamic() && !body_b.is_dynamic() {
             return NewContact::NotNeeded;
         }
+        if self.joined_without_contact(col_a.body, col_b.body) {
+            return NewContact::NotNeeded;
+        }
         let cap = self.settings.max_contacts_per_body;
         if body_a.is_dynamic()
             && body_b.is_dynamic()
@@ -160,6 +163,31 @@ impl World {
     /// The handles of a contact's colliders and bodies.
     fn contact_pair(&self, c: &Contact) -> ContactPair {
         make_pair(&self.bodies, &self.colliders, c)
+    }
+
+    /// Destroys the contacts between body slots `a` and `b` (a joint now keeps them apart).
+    pub(crate) fn destroy_contacts_between(&mut self, a: u32, b: u32) {
+        let mut ids = Vec::new();
+        self.body_contacts(a, &mut ids);
+        for id in ids {
+            let edges = &self.contacts.slots[id as usize].edges;
+            if edges[0].body == b || edges[1].body == b {
+                self.destroy_contact(id);
+            }
+        }
+    }
+
+    /// Puts every collider of body slot `index` into the broad phase's move buffer, so its
+    /// pairs are reported again at the next step.
+    pub(crate) fn touch_body_proxies(&mut self, index: u32) {
+        let Some(body) = self.bodies.at(index) else {
+            return;
+        };
+        for &ci in &body.colliders {
+            if let Some(c) = self.colliders.at(ci) {
+                self.broad_phase.touch_proxy(c.proxy);
+            }
+        }
     }
 
     /// Contact ids of a body, following its intrusive list.

@@ -221,13 +221,39 @@ fn joint(
             .map(|(&h, _)| h)
             .ok_or_else(|| format!("{field}: no body is named \"{name}\""))
     };
-    let (a, b, anchor_a, anchor_b, kind, break_force) = match desc {
+    let (a, b, anchor_a, anchor_b, kind, break_force, collide) = match desc {
         JointDesc::Spherical {
             a,
             b,
             anchor,
             break_force,
-        } => (a, b, *anchor, *anchor, JointKind::Spherical, *break_force),
+            collide,
+        } => (
+            a,
+            b,
+            *anchor,
+            *anchor,
+            JointKind::Spherical,
+            *break_force,
+            *collide,
+        ),
+        JointDesc::Fixed {
+            a,
+            b,
+            anchor,
+            break_force,
+            collide,
+        } => (
+            a,
+            b,
+            *anchor,
+            *anchor,
+            JointKind::Fixed {
+                reference: Quat::IDENTITY,
+            },
+            *break_force,
+            *collide,
+        ),
         JointDesc::Revolute {
             a,
             b,
@@ -236,6 +262,7 @@ fn joint(
             limits,
             motor,
             break_force,
+            collide,
         } => {
             let axis = raw(*axis);
             if !(axis.is_finite() && axis.length() > 1e-6) {
@@ -255,6 +282,7 @@ fn joint(
                     motor: *motor,
                 },
                 *break_force,
+                *collide,
             )
         }
         JointDesc::Distance {
@@ -265,6 +293,7 @@ fn joint(
             min,
             max,
             break_force,
+            collide,
         } => (
             a,
             b,
@@ -275,6 +304,7 @@ fn joint(
                 max: *max,
             },
             *break_force,
+            *collide,
         ),
         JointDesc::Spring {
             a,
@@ -286,6 +316,7 @@ fn joint(
             damping_ratio,
             bungee,
             break_force,
+            collide,
         } => (
             a,
             b,
@@ -298,6 +329,7 @@ fn joint(
                 bungee: *bungee,
             },
             *break_force,
+            *collide,
         ),
     };
     let a = find("a", a)?;
@@ -318,9 +350,12 @@ fn joint(
             limits.map(|(lo, hi)| (lo.to_radians(), hi.to_radians())),
             motor,
         ),
+        // The weld keeps the poses the bodies start in.
+        JointKind::Fixed { .. } => JointDef::fixed(world, a, b, raw(anchor_a)),
         _ => JointDef::between(world, a, b, raw(anchor_a), raw(anchor_b), kind),
     };
     def.break_force = break_force;
+    def.collide = collide;
     world.create_joint(def)?;
     Ok(())
 }

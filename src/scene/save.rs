@@ -143,13 +143,22 @@ fn joints(world: &World, meta: &BTreeMap<BodyHandle, BodyMeta>) -> Vec<JointDesc
                 None => None,
             };
             let (pa, pb) = world.joint_anchors(handle)?;
-            let break_force = def.break_force;
+            let (break_force, collide) = (def.break_force, def.collide);
             Some(match def.kind {
                 JointKind::Spherical => JointDesc::Spherical {
                     a,
                     b,
                     anchor: v3(pa),
                     break_force,
+                    collide,
+                },
+                // The weld's reference becomes the bodies' poses now (they hold them).
+                JointKind::Fixed { .. } => JointDesc::Fixed {
+                    a,
+                    b,
+                    anchor: v3(pa),
+                    break_force,
+                    collide,
                 },
                 JointKind::Revolute {
                     axis_a,
@@ -169,6 +178,7 @@ fn joints(world: &World, meta: &BTreeMap<BodyHandle, BodyMeta>) -> Vec<JointDesc
                             .map(|(lo, hi)| ((lo - angle).to_degrees(), (hi - angle).to_degrees())),
                         motor,
                         break_force,
+                        collide,
                     }
                 }
                 JointKind::Distance { min, max } => JointDesc::Distance {
@@ -179,6 +189,7 @@ fn joints(world: &World, meta: &BTreeMap<BodyHandle, BodyMeta>) -> Vec<JointDesc
                     min,
                     max,
                     break_force,
+                    collide,
                 },
                 JointKind::Spring {
                     rest_length,
@@ -195,6 +206,7 @@ fn joints(world: &World, meta: &BTreeMap<BodyHandle, BodyMeta>) -> Vec<JointDesc
                     damping_ratio,
                     bungee,
                     break_force,
+                    collide,
                 },
             })
         })

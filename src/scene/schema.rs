@@ -54,6 +54,25 @@ pub enum JointDesc {
         /// Breaks above this force, N.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         break_force: Option<f32>,
+        /// Whether `a` and `b` still collide with each other (default false).
+        #[serde(default, skip_serializing_if = "is_false")]
+        collide: bool,
+    },
+    /// A weld at a world point: the bodies keep their poses relative to each other.
+    Fixed {
+        /// The first body.
+        a: String,
+        /// The second body (the world when left out).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        b: Option<String>,
+        /// The joint's point, m.
+        anchor: V3,
+        /// Breaks above this force, N.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        break_force: Option<f32>,
+        /// Whether `a` and `b` still collide with each other (default false).
+        #[serde(default, skip_serializing_if = "is_false")]
+        collide: bool,
     },
     /// A hinge at a world point about a world axis.
     Revolute {
@@ -75,6 +94,9 @@ pub enum JointDesc {
         /// Breaks above this force, N.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         break_force: Option<f32>,
+        /// Whether `a` and `b` still collide with each other (default false).
+        #[serde(default, skip_serializing_if = "is_false")]
+        collide: bool,
     },
     /// The anchors stay between `min` and `max` apart (a rope when `min` is 0).
     Distance {
@@ -95,6 +117,9 @@ pub enum JointDesc {
         /// Breaks above this force, N.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         break_force: Option<f32>,
+        /// Whether `a` and `b` still collide with each other (default false).
+        #[serde(default, skip_serializing_if = "is_false")]
+        collide: bool,
     },
     /// A spring between the anchors.
     Spring {
@@ -120,6 +145,9 @@ pub enum JointDesc {
         /// Breaks above this force, N.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         break_force: Option<f32>,
+        /// Whether `a` and `b` still collide with each other (default false).
+        #[serde(default, skip_serializing_if = "is_false")]
+        collide: bool,
     },
 }
 

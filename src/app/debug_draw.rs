@@ -5,11 +5,17 @@ use macroquad::prelude::*;
 
 use crate::physics::aabb::Aabb;
 use crate::physics::broad_phase::BroadPhaseNode;
-use crate::physics::{Isometry, Shape, World};
+use crate::physics::{BodyHandle, Isometry, JointHandle, JointKind, Shape, World};
 
-/// Collider wireframes.
 /// Joints: the line between their anchors.
 pub const JOINT: Color = Color::new(0.98, 0.85, 0.25, 1.0);
+/// Joint axes (a hinge's axis, a weld's frame).
+pub const JOINT_AXIS: Color = Color::new(0.95, 0.45, 0.1, 1.0);
+/// The range a hinge's limits allow, or a distance joint's min and max.
+pub const JOINT_LIMIT: Color = Color::new(0.3, 0.85, 0.4, 1.0);
+/// Where a hinge is now (its first body's reference direction).
+pub const JOINT_ANGLE: Color = Color::new(1.0, 1.0, 1.0, 1.0);
+/// Collider wireframes.
 pub const COLLIDERS: Color = Color::new(0.1, 0.1, 0.12, 0.9);
 /// Sensors' edges (always drawn: their fill is see-through).
 pub const SENSORS: Color = Color::new(0.95, 0.95, 0.85, 0.6);
@@ -36,7 +42,7 @@ pub const CENTER: Color = Color::new(0.05, 0.05, 0.05, 1.0);
 
 /// What each layer's colours mean, for the panel's legend: [(colour, meaning)] per layer, in
 /// the order of [`Layers::NAMES`].
-pub fn legend() -> [(&'static str, Vec<(Color, &'static str)>); 8] {
+pub fn legend() -> [(&'static str, Vec<(Color, &'static str)>); 9] {
     [
         ("colliders", vec![(COLLIDERS, "wireframe")]),
         ("touching", vec![(TOUCHING, "touching a body")]),
@@ -70,6 +76,15 @@ pub fn legend() -> [(&'static str, Vec<(Color, &'static str)>); 8] {
                 "one colour per island; dimmer: asleep",
             )],
         ),
+        (
+            "joints",
+            vec![
+                (JOINT, "anchors"),
+                (JOINT_AXIS, "axis"),
+                (JOINT_LIMIT, "allowed range"),
+                (JOINT_ANGLE, "angle now"),
+            ],
+        ),
     ]
 }
 
@@ -92,11 +107,13 @@ pub struct Layers {
     pub centers: bool,
     /// Bodies coloured by island.
     pub islands: bool,
+    /// Joint axes, limits and angles (anchors are always drawn).
+    pub joints: bool,
 }
 
 impl Layers {
     /// Every layer name the command line accepts.
-    pub const NAMES: [&'static str; 8] = [
+    pub const NAMES: [&'static str; 9] = [
         "colliders",
         "touching",
         "aabbs",
@@ -105,10 +122,11 @@ impl Layers {
         "velocities",
         "centers",
         "islands",
+        "joints",
     ];
 
     /// Each layer's switch, in the order of [`Layers::NAMES`].
-    pub fn flags(&self) -> [bool; 8] {
+    pub fn flags(&self) -> [bool; 9] {
         [
             self.colliders,
             self.touching,
@@ -118,6 +136,7 @@ impl Layers {
             self.velocities,
             self.centers,
             self.islands,
+            self.joints,
         ]
     }
 
@@ -138,6 +157,7 @@ impl Layers {
                 "velocities" | "velocity" => layers.velocities = true,
                 "centers" | "centres" | "com" => layers.centers = true,
                 "islands" => layers.islands = true,
+                "joints" => layers.joints = true,
                 "all" => {
                     layers = Layers {
                         colliders: true,
@@ -148,6 +168,7 @@ impl Layers {
                         velocities: true,
                         centers: true,
                         islands: true,
+                        joints: true,
                     }
                 }
                 other => {
@@ -194,9 +215,16 @@ pub fn aabb(b: &Aabb, color: Color) {
 
 /// A circle of `radius` around `center` in the plane spanned by `u` and `v`.
 fn circle(center: Vec3, u: Vec3, v: Vec3, radius: f32, color: Color) {
-    let n = 24;
+    arc(center, u, v, radius, (0.0, std::f32::consts::TAU), color);
+}
+
+/// The part of that circle between the angles `range` (rad, from `u` towards `v`), in
+/// segments of at most 15°.
+pub fn arc(center: Vec3, u: Vec3, v: Vec3, radius: f32, range: (f32, f32), color: Color) {
+    let (from, to) = range;
+    let n = ((to - from).abs() / 15f32.to_radians()).ceil().max(1.0) as usize;
     let point = |k: usize| {
-        let a = std::f32::consts::TAU * k as f32 / n as f32;
+        let a = from + (to - from) * k as f32 / n as f32;
         center + (u * a.cos() + v * a.sin()) * radius
     };
     for k in 0..n {
@@ -270,6 +298,84 @@ pub fn arrow(from: Vec3, to: Vec3, color: Color) {
     let back = to - d * len.min(1.0) * 0.15;
     draw_line_3d(to, back + side, color);
     draw_line_3d(to, back - side, color);
+}
+
+/// A joint: a line between its anchors and a cross at each; with `details`, what it holds:
+/// a hinge's axis (arrow towards its tip), the arc of angles its limits allow (a full circle
+/// without limits, 0 at B's reference direction) and where its first body is now; a weld's
+/// frame; a distance joint's min to max; a spring's rest length.
+pub fn joint(world: &World, handle: JointHandle, details: bool) {
+    let (Some((a, b)), Some(joint)) = (world.joint_anchors(handle), world.joint(handle)) else {
+        return;
+    };
+    draw_line_3d(a, b, JOINT);
+    cross(a, 0.06, JOINT);
+    cross(b, 0.06, JOINT);
+    if !details {
+        return;
+    }
+    let def = joint.def();
+    let rotation = |h: Option<BodyHandle>| {
+        h.and_then(|h| world.body(h))
+            .map_or(Quat::IDENTITY, |body| body.rotation())
+    };
+    let (qa, qb) = (rotation(Some(def.body_a)), rotation(def.body_b));
+    // Drawn at the size of the first body: its radius of gyration √(tr I / 2m) (0.77 r for a
+    // ball, 0.5 m for a unit cube).
+    let size = world
+        .body(def.body_a)
+        .filter(|body| body.mass() > 0.0)
+        .map_or(0.25, |body| {
+            let i = body.local_inertia();
+            ((i.x_axis.x + i.y_axis.y + i.z_axis.z) / (2.0 * body.mass())).sqrt()
+        })
+        .clamp(0.1, 1.0);
+    // From B's anchor towards A's, for the distance marks.
+    let along = (a - b).try_normalize().unwrap_or(Vec3::Y);
+    let tick = |p: Vec3| {
+        let (u, v) = along.any_orthonormal_pair();
+        draw_line_3d(p - u * 0.05, p + u * 0.05, JOINT_LIMIT);
+        draw_line_3d(p - v * 0.05, p + v * 0.05, JOINT_LIMIT);
+    };
+    match def.kind {
+        JointKind::Revolute {
+            axis_a,
+            reference_a,
+            reference_b,
+            limits,
+            ..
+        } => {
+            let axis = qa * axis_a;
+            draw_line_3d(a - axis * size, a, JOINT_AXIS);
+            arrow(a, a + axis * 1.6 * size, JOINT_AXIS);
+            // Angle θ puts A's reference at zero·cos θ + (axis × zero)·sin θ.
+            let zero = qb * reference_b;
+            let quarter = axis.cross(zero);
+            match limits {
+                Some((lower, upper)) => {
+                    arc(a, zero, quarter, size, (lower, upper), JOINT_LIMIT);
+                    for end in [lower, upper] {
+                        let d = zero * end.cos() + quarter * end.sin();
+                        draw_line_3d(a, a + d * size, JOINT_LIMIT);
+                    }
+                }
+                None => circle(a, zero, quarter, size, JOINT_LIMIT),
+            }
+            draw_line_3d(a, a + (qa * reference_a) * 1.2 * size, JOINT_ANGLE);
+        }
+        JointKind::Fixed { .. } => {
+            for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
+                draw_line_3d(a, a + qa * axis * size, JOINT_AXIS);
+            }
+        }
+        JointKind::Distance { min, max } => {
+            draw_line_3d(b + along * min, b + along * max, JOINT_LIMIT);
+            tick(b + along * min);
+            tick(b + along * max);
+        }
+        JointKind::Spring { rest_length, .. } => tick(b + along * rest_length),
+        JointKind::Spherical => {}
+    }
 }
 
 /// A small three-axis cross.

@@ -539,6 +539,7 @@ fn debug_layers(ui: &mut Ui, view: &mut View) {
                 ui.checkbox(&mut l.centers, "centres of mass");
                 ui.checkbox(&mut l.islands, "islands");
                 ui.end_row();
+                ui.checkbox(&mut l.joints, "joint axes, limits");
                 ui.checkbox(&mut view.shadows, "shadows");
                 ui.end_row();
             });

@@ -207,13 +207,9 @@ fn draw_layers(sandbox: &Sandbox, view: &View, touching_outlines: &[u32]) {
     let world = &sandbox.world;
     let layers = view.layers;
     // Joints: a line between their anchors, a cross at each (always shown: they are part of
-    // the scene, like the bodies).
+    // the scene, like the bodies); axes and limits on their layer.
     for (handle, _) in world.joints() {
-        if let Some((a, b)) = world.joint_anchors(handle) {
-            draw_line_3d(a, b, debug_draw::JOINT);
-            debug_draw::cross(a, 0.06, debug_draw::JOINT);
-            debug_draw::cross(b, 0.06, debug_draw::JOINT);
-        }
+        debug_draw::joint(world, handle, layers.joints);
     }
     // Sensors' edges, so their extent reads through the tint.
     for (_, c) in world.colliders().filter(|(_, c)| c.is_sensor()) {

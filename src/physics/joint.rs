@@ -158,7 +158,16 @@ impl JointDef {
         motor: Option<(f32, f32)>,
     ) -> Self {
         let axis = axis.normalize_or(Vec3::Y);
-        let reference = axis.any_orthonormal_vector();
+        // The angle is measured from the direction towards A's centre of mass across the
+        // axis (any direction across it when that centre lies on the axis): a drawn hinge
+        // then points along its body.
+        let reference = world
+            .body(a)
+            .and_then(|body| {
+                let out = body.center_of_mass() - anchor;
+                (out - axis * axis.dot(out)).try_normalize()
+            })
+            .unwrap_or_else(|| axis.any_orthonormal_vector());
         let to_local = |h: Option<BodyHandle>, v: Vec3| match h.and_then(|h| world.body(h)) {
             Some(body) => body.rotation().inverse() * v,
             None => v,

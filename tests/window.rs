@@ -510,3 +510,31 @@ fn the_player_walks_with_the_keys_and_slides_along_a_wall() {
     let v = &player["linear_velocity"];
     assert!((0..3).all(|i| v[i].as_f64().unwrap().abs() < 1e-6), "{v}");
 }
+
+#[test]
+fn a_body_is_joined_to_the_ground_from_the_panel() {
+    // Select the box, press Join… in the Object panel (a ball joint, the default), then click
+    // the ground to the lower right of the box: the box is fixed to the world at that point
+    // on the floor (y = 0, right of and nearer than the box), and it still stands on the
+    // floor (a joint to the world leaves it colliding with the ground).
+    let scene = box_scene("join");
+    let mut events = click(3, VIEW_CENTRE).to_vec();
+    events.extend(click(8, (1264.0, 284.0)));
+    events.extend(click(13, (900.0, 700.0)));
+    let Some(state) = scripted("join", scene.to_str().unwrap(), &events, 60, &[]) else {
+        return;
+    };
+    let joints = state["joints"].as_array().unwrap();
+    assert_eq!(joints.len(), 1, "{state}");
+    let joint = &joints[0];
+    assert_eq!(joint["kind"], "ball joint");
+    assert_eq!(joint["a"], "box");
+    assert!(joint["b"].is_null());
+    let anchor = |i: usize| joint["anchors"][1][i].as_f64().unwrap();
+    assert!(
+        anchor(1).abs() < 1e-4 && anchor(0) > 0.5 && anchor(2) > 1.0,
+        "{joint}"
+    );
+    let height = state["world"]["bodies"][1]["position"][1].as_f64().unwrap();
+    assert!((height - 1.0).abs() < 0.01, "the box at {height} m");
+}

@@ -66,7 +66,10 @@ pub fn handle_keys(input: &InputState, sandbox: &mut Sandbox, view: &mut View, e
         sandbox.delete_selected();
     }
     if input.key_pressed(KeyCode::Escape) {
-        sandbox.selected = None;
+        // Gives up a joint being made first, then the selection.
+        if sandbox.joining.take().is_none() {
+            sandbox.selected = None;
+        }
     }
 }
 
@@ -156,9 +159,20 @@ fn start_grab(sandbox: &mut Sandbox, view: &View, mouse: Vec2) -> bool {
     true
 }
 
-/// Selects the body under the cursor (or nothing), remembers the point for spawning.
+/// Selects the body under the cursor (or nothing), remembers the point for spawning; while
+/// a joint is being made, joins to the body under the cursor instead (a click on nothing
+/// gives up).
 fn pick(sandbox: &mut Sandbox, view: &mut View, mouse: Vec2) {
     let (origin, dir) = view.camera.ray(mouse);
+    if sandbox.joining.is_some() {
+        match sandbox.world.ray_cast(origin, dir, 1000.0) {
+            Some(hit) => {
+                sandbox.finish_joining(hit.body, hit.point, hit.normal);
+            }
+            None => sandbox.joining = None,
+        }
+        return;
+    }
     match sandbox.world.ray_cast(origin, dir, 1000.0) {
         Some(hit) => {
             view.click_point = Some(hit.point + hit.normal * (sandbox.spawn.size * 2.0 + 0.5));

@@ -10,6 +10,7 @@ mod debug_draw;
 mod events;
 mod grab;
 mod input;
+mod joining;
 mod player;
 mod render;
 mod sandbox;
@@ -439,6 +440,15 @@ fn finish(
             "error": sandbox.error,
             "selected": sandbox.selected.map(|h| sandbox.body_name(h)),
             "grabbing": sandbox.grab.is_some(),
+            "joints": sandbox.world.joints().map(|(h, j)| {
+                let def = j.def();
+                serde_json::json!({
+                    "kind": joining::kind_label(&def.kind),
+                    "a": sandbox.body_name(def.body_a),
+                    "b": def.body_b.map(|b| sandbox.body_name(b)),
+                    "anchors": sandbox.world.joint_anchors(h).map(|(a, b)| [a.to_array(), b.to_array()]),
+                })
+            }).collect::<Vec<_>>(),
             "panel_scroll": view.panel_scroll,
             "frame_ms": view.stats.means()[0],
             "render_cpu_ms": view.stats.means()[1],

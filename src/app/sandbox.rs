@@ -263,6 +263,10 @@ pub struct Sandbox {
     pub events: super::events::EventLog,
     /// Edited since the timeline last heard of it (see [`Sandbox::commit_edits`]).
     edited: bool,
+    /// The joint the panel's Join button makes.
+    pub joint_tool: super::joining::JointTool,
+    /// The body waiting for a click on the body to join it to.
+    pub joining: Option<BodyHandle>,
 }
 
 impl Sandbox {
@@ -295,6 +299,8 @@ impl Sandbox {
             timeline,
             events: super::events::EventLog::default(),
             edited: false,
+            joint_tool: super::joining::JointTool::default(),
+            joining: None,
         }
     }
 
@@ -313,6 +319,7 @@ impl Sandbox {
         self.scene_camera_given = scene.camera_given;
         self.selected = None;
         self.grab = None;
+        self.joining = None;
         self.accumulator = 0.0;
         self.error = None;
         self.timeline.reset(&self.world, &self.meta, self.timestep);

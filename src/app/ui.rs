@@ -9,7 +9,7 @@ use macroquad::prelude::{EulerRot, Quat, Vec3};
 
 use super::sandbox::{Sandbox, Source, SpawnShape};
 use super::View;
-use crate::physics::{BodyType, BroadPhaseKind, ColliderDef, Integrator};
+use crate::physics::{BodyHandle, BodyType, BroadPhaseKind, ColliderDef, Integrator, JointKind};
 
 /// How long a notice ("loaded …", "saved …") shows, s.
 const NOTICE_SECONDS: f64 = 4.0;
@@ -509,6 +509,7 @@ fn object(ui: &mut Ui, sandbox: &mut Sandbox, view: &mut View) {
             {
                 sandbox.set_color(handle, (rgb[0], rgb[1], rgb[2]));
             }
+            joints(ui, sandbox, handle);
             ui.horizontal(|ui| {
                 if ui.button("Delete  [Del]").clicked() {
                     sandbox.delete_selected();
@@ -518,6 +519,70 @@ fn object(ui: &mut Ui, sandbox: &mut Sandbox, view: &mut View) {
                 }
             });
         });
+}
+
+/// The selected body's joints (each with its angle or length and force, and a Remove
+/// button) and the Join button that makes a new one.
+fn joints(ui: &mut Ui, sandbox: &mut Sandbox, handle: BodyHandle) {
+    use super::joining::{kind_label, JointTool};
+    ui.separator();
+    let mut remove = None;
+    for (joint, other) in sandbox.joints_of(handle) {
+        let Some(j) = sandbox.world.joint(joint) else {
+            continue;
+        };
+        let other = other.map_or("the world".to_string(), |b| sandbox.body_name(b));
+        let mut text = format!("{} to {other}", kind_label(&j.def().kind));
+        if let Some(angle) = sandbox.world.joint_angle(joint) {
+            text += &format!(", {:.0}°", angle.to_degrees());
+        } else if let (Some((a, b)), JointKind::Distance { .. } | JointKind::Spring { .. }) =
+            (sandbox.world.joint_anchors(joint), j.def().kind)
+        {
+            text += &format!(", {:.2} m", a.distance(b));
+        }
+        // The force it held in the last step, what `break_force` is compared with.
+        text += &format!(", {:.0} N", j.impulse() / sandbox.timestep);
+        ui.horizontal(|ui| {
+            ui.label(RichText::new(text).small());
+            if ui.small_button("Remove").clicked() {
+                remove = Some(joint);
+            }
+        });
+    }
+    if let Some(joint) = remove {
+        sandbox.remove_joint(joint);
+    }
+    ui.horizontal(|ui| {
+        egui::ComboBox::from_id_salt("joint tool")
+            .selected_text(sandbox.joint_tool.label())
+            .show_ui(ui, |ui| {
+                for tool in JointTool::ALL {
+                    ui.selectable_value(&mut sandbox.joint_tool, tool, tool.label());
+                }
+            });
+        if sandbox.joining == Some(handle) {
+            if ui.button("Cancel  [Esc]").clicked() {
+                sandbox.joining = None;
+            }
+        } else if ui
+            .button("Join…")
+            .on_hover_text(
+                "Then click the body to join this one to (the ground: fixed to the world). \
+                 Ball joint, hinge and weld sit where you click; a hinge turns about the \
+                 clicked surface's normal; a rope or spring runs from this body's centre.",
+            )
+            .clicked()
+        {
+            sandbox.start_joining(handle);
+        }
+    });
+    if sandbox.joining == Some(handle) {
+        ui.label(
+            RichText::new("Click the body to join it to.")
+                .small()
+                .color(Color32::from_rgb(250, 215, 65)),
+        );
+    }
 }
 
 /// The debug layer toggles.

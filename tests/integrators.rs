@@ -140,3 +140,76 @@ fn the_scene_field_chooses_the_integrator_and_is_saved_back() {
         Integrator::SemiImplicitEuler
     );
 }
+
+/// A ball on an undamped spring of `hertz` to the world, pulled 0.2 m from rest along x with
+/// no gravity, run for `seconds`: the measured frequency (mean of the periods between upward
+/// zero crossings), and the largest stretch in the last period over the first one.
+fn spring(integrator: Integrator, hertz: f32, seconds: f32) -> (f32, f32) {
+    use impulse::physics::{JointDef, JointKind};
+    let mut w = World::new(WorldSettings {
+        integrator,
+        gravity: Vec3::ZERO,
+        enable_sleeping: false,
+        ..WorldSettings::default()
+    });
+    let bob = dynamic(
+        &mut w,
+        Shape::sphere(0.2),
+        Vec3::new(1.2, 0.0, 0.0),
+        Quat::IDENTITY,
+        0.5,
+    );
+    let def = JointDef::between(
+        &w,
+        bob,
+        None,
+        Vec3::new(1.2, 0.0, 0.0),
+        Vec3::ZERO,
+        JointKind::Spring {
+            rest_length: 1.0,
+            hertz,
+            damping_ratio: 0.0,
+            bungee: false,
+        },
+    );
+    w.create_joint(def).unwrap();
+    let xs: Vec<f32> = (0..(seconds / DT) as usize)
+        .map(|_| {
+            w.step(DT);
+            w.body(bob).unwrap().position().x - 1.0
+        })
+        .collect();
+    let mut crossings = Vec::new();
+    for (k, pair) in xs.windows(2).enumerate() {
+        if pair[0] < 0.0 && pair[1] >= 0.0 {
+            crossings.push((k as f32 + -pair[0] / (pair[1] - pair[0])) * DT);
+        }
+    }
+    let periods = crossings.len() - 1;
+    let frequency = periods as f32 / (crossings[periods] - crossings[0]);
+    let period_steps = (1.0 / (hertz * DT)) as usize;
+    let peak = |s: &[f32]| s.iter().fold(0.0f32, |m, x| m.max(x.abs()));
+    let kept = peak(&xs[xs.len() - period_steps..]) / peak(&xs[..period_steps]);
+    (frequency, kept)
+}
+
+#[test]
+fn a_spring_keeps_its_frequency_under_either_integrator() {
+    // A spring joint is solved in the solver's sub-steps, the same for both integrators,
+    // its force explicit (symplectic Euler): an undamped 1.5 Hz spring keeps its swing for
+    // 20 s (measured 99.97 %; the soft step it replaced kept 2.8 %, losing (ωh)²/2 per
+    // sub-step) at its `hertz` within 0.2 % (symplectic Euler's frequency is
+    // (2/h)·asin(ωh/2)/2π = 1.5001 Hz at h = 1/240 s).
+    for integrator in [Integrator::SemiImplicitEuler, Integrator::Verlet] {
+        let (frequency, kept) = spring(integrator, 1.5, 20.0);
+        assert!(
+            (frequency - 1.5).abs() < 0.003,
+            "{integrator:?}: {frequency} Hz"
+        );
+        assert!(kept > 0.99, "{integrator:?}: kept {kept}");
+    }
+    // A 40 Hz spring (ωh = 1.05, past SYMPLECTIC_SPRING_LIMIT) takes the implicit soft step:
+    // stable, but it loses its swing within a second.
+    let (_, kept) = spring(Integrator::SemiImplicitEuler, 40.0, 1.0);
+    assert!(kept < 0.5, "kept {kept}");
+}

@@ -295,6 +295,9 @@ pub struct Body {
     pub(crate) contact_head: u32,
     /// Number of contacts in that list.
     pub(crate) contact_count: u32,
+    /// How many joints to another body keep this one from colliding with it (most bodies
+    /// have none, and a new pair of them needs no look at the joints).
+    pub(crate) joints_without_contact: u32,
     /// Position in the solver's body array this step, or NULL.
     pub(crate) solver_index: u32,
     pub(crate) user_data: u64,
@@ -332,6 +335,7 @@ impl Body {
             colliders: Vec::new(),
             contact_head: NULL,
             contact_count: 0,
+            joints_without_contact: 0,
             solver_index: NULL,
             user_data: def.user_data,
         };

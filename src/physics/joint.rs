@@ -723,6 +723,7 @@ impl World {
             self.wake_body_index(b.index());
             if !def.collide {
                 self.destroy_contacts_between(def.body_a.index(), b.index());
+                self.count_joint_without_contact(&def, 1);
             }
         }
         Ok(self.joints.insert(Joint {
@@ -743,6 +744,7 @@ impl World {
             if !joint.def.collide {
                 // The pair may collide again: let the broad phase report it anew.
                 self.touch_body_proxies(joint.def.body_a.index());
+                self.count_joint_without_contact(&joint.def, -1);
             }
         }
         true
@@ -799,9 +801,26 @@ impl World {
         Some(hinge_angle(qa * axis_a, qa * reference_a, qb * reference_b))
     }
 
+    /// Counts a joint between two bodies that keeps them from colliding on both (`change`
+    /// 1 when it is made, −1 when it goes).
+    fn count_joint_without_contact(&mut self, def: &JointDef, change: i32) {
+        for h in [Some(def.body_a), def.body_b].into_iter().flatten() {
+            if let Some(body) = self.bodies.get_mut(h) {
+                body.joints_without_contact =
+                    body.joints_without_contact.saturating_add_signed(change);
+            }
+        }
+    }
+
     /// Whether bodies slots `a` and `b` are joined by a joint that keeps them from colliding.
     pub(crate) fn joined_without_contact(&self, a: u32, b: u32) -> bool {
-        !self.joints.is_empty()
+        let counted = |i: u32| {
+            self.bodies
+                .at(i)
+                .is_some_and(|b| b.joints_without_contact > 0)
+        };
+        counted(a)
+            && counted(b)
             && self.joints.iter().any(|(_, j)| {
                 let (ja, jb) = (j.def.body_a.index(), j.def.body_b.map(|h| h.index()));
                 !j.def.collide && ((ja == a && jb == Some(b)) || (ja == b && jb == Some(a)))

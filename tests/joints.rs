@@ -432,17 +432,16 @@ fn newtons_cradle_passes_the_momentum_through_the_row() {
             last_max = last_max.max(l.position().y - rest);
         }
     }
-    eprintln!("release {release}, last rises {last_max}, first after {first_after}");
     assert!(hit, "the last ball was thrown out");
-    // Momentum went through: the last ball rises to most of the release height, the first
-    // stays near the bottom. (Sequential impulses spread a little of it into the middle
-    // balls, which a perfect cradle would not.)
+    // Momentum and energy went through: the last ball rises to the release height (measured
+    // 99.6 %), never above it (a bounce's impulse once leaked into the next step's warm start
+    // and the last ball rose to 2.6 times the height), and the first stays where it hit.
     assert!(
-        last_max > 0.6 * release,
+        last_max > 0.95 * release && last_max < 1.005 * release,
         "the last ball rose {last_max} of {release} m"
     );
     assert!(
-        first_after < 0.25 * release,
+        first_after < 0.05 * release,
         "the first ball rose {first_after} m after"
     );
 }

@@ -637,9 +637,13 @@ pub(crate) fn restitution_lanes<B: Bodies + ?Sized>(
         let (ra, rb) = shift.arms(p.anchor_a, p.anchor_b);
         let vn = v.along(normal, ra.cross(normal), rb.cross(normal));
         let delta = -p.normal_mass * (vn + e * p.relative_velocity);
+        // The bounce is a one-off impulse, not part of what holds the contact: it stays out
+        // of the accumulated impulse, which warm-starts the next step. (Kept in, it pushed
+        // a ball that had just been hit away from its hitter again at the next step's warm
+        // start, and a contact solved while that push was still in recorded the sum as its
+        // approach speed: a Newton's cradle with gaps gained half its energy per hit.)
         let total = (p.normal_impulse + delta).max(zero);
         let applied = hit.select(total - p.normal_impulse, zero);
-        p.normal_impulse = hit.select(total, p.normal_impulse);
         p.max_normal_impulse = p.max_normal_impulse.max(applied);
         let turns = shift.turns(NORMAL, &p.turns_a, &p.turns_b);
         v.apply(&masses, normal, applied, turns);

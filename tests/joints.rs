@@ -220,17 +220,31 @@ fn a_chain_of_twenty_links_hanging_for_a_minute_stretches_less_than_one_percent(
 #[test]
 fn a_joint_breaks_above_its_force_and_goes_with_its_body() {
     let mut w = world();
-    // A 1 kg cube-ish ball hangs on a joint that holds 5 N: its weight is about
-    // m·g = (4/3)π·0.3³·1000... density 1: m = 0.113 kg, weight 1.1 N, so it holds; a 20 N
-    // push down breaks it.
+    // A ball of density 1 and radius 0.3 m hangs on a joint that holds 15 N: its weight is
+    // m·g = (4/3)π·0.3³ × 9.81 = 1.11 N, so it holds and reads that; pushed down with
+    // 10 N more it holds 11.1 N; with 20 N more (21.1 N) it breaks.
     let bob = ball(&mut w, Vec3::new(0.0, 5.0, 0.0), 0.3);
     let mut def = JointDef::spherical(&w, bob, None, Vec3::new(0.0, 5.3, 0.0));
-    def.break_force = Some(5.0);
+    def.break_force = Some(15.0);
     let joint = w.create_joint(def).unwrap();
     for _ in 0..60 {
         w.step(DT);
     }
-    assert!(w.joint(joint).is_some(), "it holds its own weight");
+    let weight = 4.0 / 3.0 * std::f32::consts::PI * 0.3f32.powi(3) * G;
+    let held = w.joint(joint).unwrap().force();
+    assert!(
+        (held - weight).abs() < 0.01 * weight,
+        "holds {held} N of {weight}"
+    );
+    for _ in 0..10 {
+        assert!(w.apply_force(bob, Vec3::new(0.0, -10.0, 0.0)));
+        w.step(DT);
+    }
+    let held = w.joint(joint).map(|j| j.force());
+    assert!(
+        held.is_some_and(|f| (f - weight - 10.0).abs() < 0.1),
+        "holds {held:?} N"
+    );
     assert!(w.apply_force(bob, Vec3::new(0.0, -20.0, 0.0)));
     w.step(DT);
     assert!(w.joint(joint).is_none(), "it broke");
@@ -482,7 +496,9 @@ fn a_weld_holds_a_cantilever_level_for_a_minute() {
         "turned {worst_angle} rad"
     );
     assert!(worst_end < 1.0e-3, "far end moved {worst_end} m");
-    assert!(w.joint(weld).unwrap().impulse() > 0.0);
+    // It holds the beam's weight: m·g = 2 × 0.2 × 0.2 × 1 kg/m³ × 9.81 = 0.785 N.
+    let force = w.joint(weld).unwrap().force();
+    assert!((force - 0.785).abs() < 0.01, "holds {force} N");
 }
 
 #[test]
@@ -695,4 +711,32 @@ fn a_fixed_joint_and_the_collide_flag_round_trip_through_a_scene_file() {
         .collect();
     assert!(matches!(kinds[0], (JointKind::Fixed { .. }, Some(f), false) if f == 500.0));
     assert!(matches!(kinds[1], (JointKind::Spherical, None, true)));
+}
+
+#[test]
+fn a_weld_holds_in_a_planar_world() {
+    // The cantilever of `a_weld_holds_a_cantilever_level_for_a_minute` in a planar world:
+    // the bodies may turn about z only, so the weld's x and y rows have nothing to turn;
+    // the z row must still hold the beam level (it once skipped all three and let the beam
+    // swing down like a hinge).
+    let mut w = World::new(WorldSettings {
+        enable_sleeping: false,
+        planar: true,
+        ..WorldSettings::default()
+    });
+    let beam = dynamic(
+        &mut w,
+        Shape::cuboid(Vec3::new(1.0, 0.1, 0.1)),
+        Vec3::new(1.0, 5.0, 0.0),
+        Quat::IDENTITY,
+        0.5,
+    );
+    w.create_joint(JointDef::fixed(&w, beam, None, Vec3::new(0.0, 5.0, 0.0)))
+        .unwrap();
+    let mut worst = 0.0f32;
+    for _ in 0..600 {
+        w.step(DT);
+        worst = worst.max(rotation_angle(w.body(beam).unwrap().rotation()));
+    }
+    assert!(worst < 0.1f32.to_radians(), "turned {worst} rad");
 }

@@ -164,6 +164,11 @@ fn start_grab(sandbox: &mut Sandbox, view: &View, mouse: Vec2) -> bool {
 /// gives up).
 fn pick(sandbox: &mut Sandbox, view: &mut View, mouse: Vec2) {
     let (origin, dir) = view.camera.ray(mouse);
+    // A joint is being made for the selected body only: a selection changed since (a
+    // spawn, a grab, a delete, a rewind) gives it up.
+    if sandbox.joining.is_some() && sandbox.joining != sandbox.selected {
+        sandbox.joining = None;
+    }
     if sandbox.joining.is_some() {
         match sandbox.world.ray_cast(origin, dir, 1000.0) {
             Some(hit) => {

@@ -353,6 +353,9 @@ pub fn joint(world: &World, handle: JointHandle, details: bool) {
             let quarter = axis.cross(zero);
             match limits {
                 Some((lower, upper)) => {
+                    // The angle is within (−π, π]: limits beyond never bind.
+                    let pi = std::f32::consts::PI;
+                    let (lower, upper) = (lower.clamp(-pi, pi), upper.clamp(-pi, pi));
                     arc(a, zero, quarter, size, (lower, upper), JOINT_LIMIT);
                     for end in [lower, upper] {
                         let d = zero * end.cos() + quarter * end.sin();

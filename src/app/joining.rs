@@ -124,13 +124,16 @@ impl Sandbox {
         match self.world.create_joint(def) {
             Ok(joint) => {
                 for body in [Some(first), other].into_iter().flatten() {
-                    let name = self.body_name(body);
-                    let meta = self.meta.entry(body).or_insert(BodyMeta {
-                        name: String::new(),
-                        color: None,
-                    });
-                    if meta.name.is_empty() {
-                        meta.name = name;
+                    let named = self.meta.get(&body).is_some_and(|m| !m.name.is_empty());
+                    if !named {
+                        let name = self.unused_name(body);
+                        self.meta
+                            .entry(body)
+                            .or_insert(BodyMeta {
+                                name: String::new(),
+                                color: None,
+                            })
+                            .name = name;
                     }
                 }
                 self.mark_edited();
@@ -145,6 +148,20 @@ impl Sandbox {
                 None
             }
         }
+    }
+
+    /// A name no body has: `body #<slot>`, with a suffix if a body (named so before a reload
+    /// renumbered the slots) already has it.
+    fn unused_name(&self, body: BodyHandle) -> String {
+        let taken = |name: &str| self.meta.values().any(|m| m.name == name);
+        let base = format!("body #{}", body.index());
+        let mut name = base.clone();
+        let mut k = 2;
+        while taken(&name) {
+            name = format!("{base} ({k})");
+            k += 1;
+        }
+        name
     }
 
     /// Removes a joint (its bodies wake).
@@ -264,13 +281,17 @@ mod tests {
             named(&s, "a"),
             *s.meta.iter().find(|(_, m)| m.name.is_empty()).unwrap().0,
         );
+        // Another body already has the name the ball's slot would give (as after a reload
+        // renumbered the slots).
+        let b = named(&s, "b");
+        s.meta.get_mut(&b).unwrap().name = format!("body #{}", ball.index());
         s.joint_tool = JointTool::Rope;
         s.start_joining(ball);
         s.finish_joining(a, Vec3::new(0.0, 1.0, 0.0), Vec3::Y)
             .unwrap();
-        // The nameless ball got one, so the file can name it.
+        // The nameless ball got a name of its own, so the file can name it.
         let name = s.meta[&ball].name.clone();
-        assert!(!name.is_empty());
+        assert_eq!(name, format!("body #{} (2)", ball.index()));
         let text =
             crate::scene::save::save(&s.world, &s.meta, &s.scene_camera, s.timestep, "").unwrap();
         let again = crate::scene::load_str(&text, "saved.ron").unwrap();

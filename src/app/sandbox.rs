@@ -599,6 +599,7 @@ impl Sandbox {
 
     /// Deletes the selected body.
     pub fn delete_selected(&mut self) {
+        self.joining = None;
         if let Some(h) = self.selected.take() {
             self.world.remove_body(h);
             self.meta.remove(&h);

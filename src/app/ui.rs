@@ -525,6 +525,10 @@ fn object(ui: &mut Ui, sandbox: &mut Sandbox, view: &mut View) {
 /// button) and the Join button that makes a new one.
 fn joints(ui: &mut Ui, sandbox: &mut Sandbox, handle: BodyHandle) {
     use super::joining::{kind_label, JointTool};
+    // A joint being made for another body (the selection changed since) is given up.
+    if sandbox.joining.is_some_and(|j| j != handle) {
+        sandbox.joining = None;
+    }
     ui.separator();
     let mut remove = None;
     for (joint, other) in sandbox.joints_of(handle) {
@@ -541,7 +545,7 @@ fn joints(ui: &mut Ui, sandbox: &mut Sandbox, handle: BodyHandle) {
             text += &format!(", {:.2} m", a.distance(b));
         }
         // The force it held in the last step, what `break_force` is compared with.
-        text += &format!(", {:.0} N", j.impulse() / sandbox.timestep);
+        text += &format!(", {:.1} N", j.force());
         ui.horizontal(|ui| {
             ui.label(RichText::new(text).small());
             if ui.small_button("Remove").clicked() {

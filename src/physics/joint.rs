@@ -116,9 +116,11 @@ pub type JointHandle = super::handle::Handle<Joint>;
 #[derive(Clone, Debug)]
 pub struct Joint {
     pub(crate) def: JointDef,
-    /// The accumulated impulse of the last step (3 rows for a spherical joint, the first
+    /// The accumulated impulse of the last sub-step (3 rows for a spherical joint, the first
     /// for a distance's lower limit or a spring, the second for a distance's upper limit).
     pub(crate) impulse: Vec3,
+    /// The force that impulse stands for over its sub-step, N.
+    pub(crate) force: f32,
     /// Angular rows: a hinge's two alignment rows, motor, lower and upper limits; a weld's
     /// three rows (the first three).
     pub(crate) extra: [f32; 5],
@@ -130,9 +132,11 @@ impl Joint {
         &self.def
     }
 
-    /// The size of the last step's impulse, N·s.
-    pub fn impulse(&self) -> f32 {
-        self.impulse.length()
+    /// The force the joint held in the last step (its last sub-step's impulse over the
+    /// sub-step), N: what `break_force` is compared with. Linear only: a hinge's or a weld's
+    /// torque is not in it.
+    pub fn force(&self) -> f32 {
+        self.force
     }
 }
 
@@ -539,6 +543,8 @@ pub(crate) fn solve_joints(
             ) => {
                 let stretch = length - rest_length;
                 if (bungee && stretch <= 0.0) || k_along <= 0.0 {
+                    // Slack: take back what the warm start applied.
+                    apply(bodies, c, ra, rb, -u * c.impulse.x);
                     c.impulse.x = 0.0;
                     continue;
                 }
@@ -607,7 +613,15 @@ fn weld_rows(
     soft: &Softness,
 ) {
     let (body_a, body_b) = (bodies[c.a as usize], bodies[c.b as usize]);
-    let k = body_a.inv_inertia + body_b.inv_inertia;
+    let mut k = body_a.inv_inertia + body_b.inv_inertia;
+    // An axis neither body may turn about (a locked rotation, or a planar world welded to
+    // a static body) has a zero row and column: solve the free axes only (a unit diagonal
+    // there gives an impulse that turns nothing).
+    for i in 0..3 {
+        if k.col(i).length_squared() <= f32::MIN_POSITIVE {
+            k.col_mut(i)[i] = 1.0;
+        }
+    }
     if k.determinant().abs() <= f32::MIN_POSITIVE {
         return;
     }
@@ -729,6 +743,7 @@ impl World {
         Ok(self.joints.insert(Joint {
             def,
             impulse: Vec3::ZERO,
+            force: 0.0,
             extra: [0.0; 5],
         }))
     }
@@ -922,8 +937,8 @@ impl World {
         self.scratch.joints = list;
     }
 
-    /// Stores the joints' impulses for the next step and removes those that broke
-    /// (their force, impulse / dt, passed `break_force`).
+    /// Stores the joints' impulses for the next step and removes those that broke (their
+    /// force, the last sub-step's impulse over the sub-step, passed `break_force`).
     pub(crate) fn store_joint_impulses(&mut self, dt: f32) {
         self.broken_joints.clear();
         let list = std::mem::take(&mut self.scratch.joints);
@@ -936,8 +951,10 @@ impl World {
             };
             joint.impulse = c.impulse;
             joint.extra = c.extra;
+            let substeps = self.scratch.groups[c.group as usize].substeps as f32;
+            joint.force = c.impulse.length() * substeps / dt;
             if let Some(limit) = joint.def.break_force {
-                if c.impulse.length() / dt > limit {
+                if joint.force > limit {
                     let def = joint.def;
                     self.remove_joint(handle);
                     self.broken_joints.push(def);

@@ -612,7 +612,8 @@ pub(crate) fn run_colours(
 }
 
 /// Restitution: for points hit faster than the threshold, drive the normal velocity to
-/// −e times the approach velocity (accumulated impulse stays ≥ 0).
+/// −e times the approach velocity (the bounce may take back at most the accumulated impulse,
+/// which it leaves as it is).
 pub(crate) fn restitution_lanes<B: Bodies + ?Sized>(
     bodies: &mut B,
     c: &mut ConstraintLanes,

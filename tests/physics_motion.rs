@@ -287,3 +287,45 @@ fn spin_about_the_intermediate_axis_flips() {
     let t = flipped_at.expect("the spin never flipped");
     assert!((0.5..4.0).contains(&t), "flipped after {t} s");
 }
+
+#[test]
+fn a_box_spinning_on_the_floor_stops_at_the_coulomb_twist_rate() {
+    // A unit cube (m = 1 kg, I = m/6 about its vertical axis) resting on its four bottom
+    // corners, each carrying m·g/4 at d = √2/2 from the centre, spun at 4 rad/s about y.
+    // Coulomb friction at the corners opposes the spin with τ = μ·m·g·d, so
+    // ω(t) = ω₀ − (μ·g·d·6)·t: with μ = 0.5 (floor and box 0.5), 20.8 rad/s², it stops
+    // after 0.19 s. The manifold's twist friction (limit μ·Σλᵢ·dᵢ) gives the same rate.
+    let mut w = World::new(WorldSettings {
+        enable_sleeping: false,
+        ..WorldSettings::default()
+    });
+    ground(&mut w, 0.5, 0.0);
+    let cube = dynamic(
+        &mut w,
+        Shape::cuboid(Vec3::splat(0.5)),
+        Vec3::new(0.0, 0.5, 0.0),
+        Quat::IDENTITY,
+        0.5,
+    );
+    // Let it settle, then spin it.
+    for _ in 0..30 {
+        w.step(DT);
+    }
+    let omega0 = 4.0;
+    w.set_angular_velocity(cube, Vec3::new(0.0, omega0, 0.0))
+        .unwrap();
+    let rate = 0.5 * 9.81 * 0.5f32.sqrt() * 6.0;
+    for step in 1..=6 {
+        w.step(DT);
+        let spin = w.body(cube).unwrap().angular_velocity().y;
+        let expected = omega0 - rate * step as f32 * DT;
+        assert!(
+            (spin - expected).abs() < 0.03 * omega0,
+            "step {step}: {spin} rad/s, expected {expected}"
+        );
+    }
+    for _ in 0..12 {
+        w.step(DT);
+    }
+    assert!(w.body(cube).unwrap().angular_velocity().length() < 1e-3);
+}

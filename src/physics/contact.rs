@@ -42,8 +42,9 @@ pub struct ContactPoint {
     /// Normal impulse over the last step, N·s (the per-sub-step impulse the solver ended
     /// with, times the sub-steps: at rest, the load times the step).
     pub normal_impulse: f32,
-    /// Friction impulse over the last step as a world vector, N·s (re-projected onto the
-    /// next step's tangent basis when warm starting).
+    /// This point's share of the manifold's friction impulse over the last step (friction
+    /// is solved for the whole manifold at its centre: shared out evenly), as a world
+    /// vector, N·s (re-projected onto the next step's tangent basis when warm starting).
     pub tangent_impulse: Vec3,
     /// Largest normal impulse applied in one iteration of the last step (did it push?).
     pub max_normal_impulse: f32,
@@ -203,6 +204,8 @@ pub struct Contact {
     pub(crate) material: MixedMaterial,
     /// Accumulated rolling-resistance angular impulse of the last step, N·m·s.
     pub(crate) rolling_impulse: Vec3,
+    /// Accumulated twist friction impulse about the normal of the last step, N·m·s.
+    pub(crate) twist_impulse: f32,
     /// Has manifold points this step (never for a sensor contact).
     pub(crate) touching: bool,
     /// One of the colliders is a sensor: the contact only tracks overlap.
@@ -399,6 +402,7 @@ impl ContactSet {
             count: 0,
             material,
             rolling_impulse: Vec3::ZERO,
+            twist_impulse: 0.0,
             touching: false,
             sensor,
             overlapping: false,

@@ -616,6 +616,7 @@ impl World {
                     normal: c.normal,
                     material: c.material,
                     rolling_impulse: c.rolling_impulse * scale,
+                    twist_impulse: c.twist_impulse * scale,
                     softness,
                     warm_start,
                 },
@@ -669,6 +670,7 @@ impl World {
                     };
                     let contact = &mut self.contacts.slots[impulses.contact as usize];
                     contact.rolling_impulse = impulses.rolling * substeps;
+                    contact.twist_impulse = impulses.twist * substeps;
                     let solved = &impulses.points[..impulses.count];
                     for (dst, src) in contact.points.iter_mut().zip(solved) {
                         dst.normal_impulse = src.normal * substeps;

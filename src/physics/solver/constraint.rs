@@ -20,6 +20,8 @@ pub(crate) struct ConstraintShared {
     pub material: MixedMaterial,
     /// Rolling impulse carried over (per sub-step).
     pub rolling_impulse: Vec3,
+    /// Twist friction impulse carried over (per sub-step), N·m·s.
+    pub twist_impulse: f32,
     pub softness: Softness,
     pub warm_start: bool,
 }

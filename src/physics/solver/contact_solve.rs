@@ -161,6 +161,12 @@ impl Shift {
         (anchor_a + self.s, anchor_b - self.s)
     }
 
+    /// The turns per unit impulse along the normal of a point whose anchors' turns are these.
+    #[inline]
+    fn normal_turns(&self, turn_a: Vec3x4, turn_b: Vec3x4) -> (Vec3x4, Vec3x4) {
+        (turn_a + self.turns_a[NORMAL], turn_b - self.turns_b[NORMAL])
+    }
+
     /// The turns per unit impulse along direction `k` of a point whose anchors' turns are
     /// these.
     #[inline]
@@ -226,12 +232,15 @@ pub(crate) fn warm_start_lanes<B: Bodies + ?Sized>(
     let directions = c.directions();
     let masses = (c.inv_mass_a, c.inv_mass_b);
     for p in &c.points[..c.count] {
-        let impulses = [p.normal_impulse, p.tangent_impulse[0], p.tangent_impulse[1]];
-        for k in 0..3 {
-            let turns = shift.turns(k, &p.turns_a, &p.turns_b);
-            v.apply(&masses, directions[k], impulses[k], turns);
-        }
+        let turns = shift.normal_turns(p.turn_a, p.turn_b);
+        v.apply(&masses, directions[NORMAL], p.normal_impulse, turns);
     }
+    for (k, impulse) in TANGENTS.into_iter().zip(c.friction_impulse) {
+        let turns = shift.turns(k, &c.centre_turns_a, &c.centre_turns_b);
+        v.apply(&masses, directions[k], impulse, turns);
+    }
+    v.angular_a -= c.twist_impulse * c.twist_turn_a;
+    v.angular_b += c.twist_impulse * c.twist_turn_b;
     if c.any_rolling {
         for_rolling_lanes(
             c,
@@ -426,8 +435,8 @@ fn solve_normal(
         p.normal_impulse = total;
         p.max_normal_impulse = p.max_normal_impulse.max(applied);
         total_applied += applied;
-        turn_a += applied * p.turns_a[NORMAL];
-        turn_b += applied * p.turns_b[NORMAL];
+        turn_a += applied * p.turn_a;
+        turn_b += applied * p.turn_b;
     }
     turn_a += total_applied * shift.turns_a[NORMAL];
     turn_b -= total_applied * shift.turns_b[NORMAL];
@@ -437,39 +446,59 @@ fn solve_normal(
     v.angular_b += turn_b;
 }
 
-/// Coulomb friction at every point, the two directions together:
-/// λ_t ← clamp(λ_t − M_t·v_t, |λ_t| ≤ μ·λ_n) with M_t the inverse 2×2 tangent mass matrix.
+/// Coulomb friction of the whole manifold (as Rapier's and Bepu's contact constraints):
+/// - at its centre, the two directions together: λ_t ← clamp(λ_t − M_t·v_t,
+///   |λ_t| ≤ μ·Σλ_n) with M_t the inverse 2×2 tangent mass matrix at the centre;
+/// - about its normal (twist): τ ← clamp(τ − w/(n·(I_a⁻¹ + I_b⁻¹)n), |τ| ≤ μ·Σλ_n,i·d_i)
+///   with w the relative spin about the normal and d_i each point's distance from the
+///   centre across the normal.
+///
+/// Three rows per manifold in place of two per point: the passes' most repeated work.
 fn solve_friction(c: &mut ConstraintLanes, shift: &Shift, v: &mut Velocities) {
     let tangents = c.tangents;
-    for p in &mut c.points[..c.count] {
-        let (ra, rb) = shift.arms(p.anchor_a, p.anchor_b);
-        // B's point's velocity over A's once, then along each tangent: two cross products
-        // per point where the rows r×t would take four.
-        let relative = v.at_point(ra, rb);
-        let (v0, v1) = (tangents[0].dot(relative), tangents[1].dot(relative));
-        let m = p.tangent_mass;
-        let old = p.tangent_impulse;
-        let mut new = [
-            old[0] - (m[0] * v0 + m[1] * v1),
-            old[1] - (m[1] * v0 + m[2] * v1),
-        ];
-        let max = c.friction * p.normal_impulse;
-        let len2 = new[0] * new[0] + new[1] * new[1];
-        let over = len2.simd_gt(max * max);
-        if over.any() {
-            let scale = over.select(max / len2.sqrt(), f32x4::ONE);
-            new = [new[0] * scale, new[1] * scale];
-        }
-        p.tangent_impulse = new;
-        let (d0, d1) = (new[0] - old[0], new[1] - old[1]);
-        let impulse = d0 * tangents[0] + d1 * tangents[1];
-        let (ta0, tb0) = shift.turns(TANGENTS[0], &p.turns_a, &p.turns_b);
-        let (ta1, tb1) = shift.turns(TANGENTS[1], &p.turns_a, &p.turns_b);
-        v.linear_a -= c.inv_mass_a * impulse;
-        v.angular_a -= d0 * ta0 + d1 * ta1;
-        v.linear_b += c.inv_mass_b * impulse;
-        v.angular_b += d0 * tb0 + d1 * tb1;
+    let (mut total, mut twist_limit) = (f32x4::ZERO, f32x4::ZERO);
+    for p in &c.points[..c.count] {
+        total += p.normal_impulse;
+        twist_limit += p.normal_impulse * p.lever;
     }
+    let (ra, rb) = shift.arms(c.centre_a, c.centre_b);
+    let relative = v.at_point(ra, rb);
+    let (v0, v1) = (tangents[0].dot(relative), tangents[1].dot(relative));
+    let m = c.friction_mass;
+    let old = c.friction_impulse;
+    let mut new = [
+        old[0] - (m[0] * v0 + m[1] * v1),
+        old[1] - (m[1] * v0 + m[2] * v1),
+    ];
+    let max = c.friction * total;
+    let len2 = new[0] * new[0] + new[1] * new[1];
+    let over = len2.simd_gt(max * max);
+    if over.any() {
+        let scale = over.select(max / len2.sqrt(), f32x4::ONE);
+        new = [new[0] * scale, new[1] * scale];
+    }
+    c.friction_impulse = new;
+    let (d0, d1) = (new[0] - old[0], new[1] - old[1]);
+    let impulse = d0 * tangents[0] + d1 * tangents[1];
+    let (ta0, tb0) = shift.turns(TANGENTS[0], &c.centre_turns_a, &c.centre_turns_b);
+    let (ta1, tb1) = shift.turns(TANGENTS[1], &c.centre_turns_a, &c.centre_turns_b);
+    v.linear_a -= c.inv_mass_a * impulse;
+    v.angular_a -= d0 * ta0 + d1 * ta1;
+    v.linear_b += c.inv_mass_b * impulse;
+    v.angular_b += d0 * tb0 + d1 * tb1;
+    // Twist (none where every lane's manifold is a single point, like two spheres': no
+    // lever, no twist).
+    let limit = c.friction * twist_limit;
+    if !limit.simd_gt(f32x4::ZERO).any() && !c.twist_impulse.simd_ne(f32x4::ZERO).any() {
+        return;
+    }
+    let spin = c.normal.dot(v.angular_b - v.angular_a);
+    let old = c.twist_impulse;
+    let new = (old - c.twist_mass * spin).max(-limit).min(limit);
+    c.twist_impulse = new;
+    let d = new - old;
+    v.angular_a -= d * c.twist_turn_a;
+    v.angular_b += d * c.twist_turn_b;
 }
 
 /// Runs `f` on every lane with rolling resistance: its rolling data, its total normal
@@ -646,7 +675,7 @@ pub(crate) fn restitution_lanes<B: Bodies + ?Sized>(
         let total = (p.normal_impulse + delta).max(zero);
         let applied = hit.select(total - p.normal_impulse, zero);
         p.max_normal_impulse = p.max_normal_impulse.max(applied);
-        let turns = shift.turns(NORMAL, &p.turns_a, &p.turns_b);
+        let turns = shift.normal_turns(p.turn_a, p.turn_b);
         v.apply(&masses, normal, applied, turns);
     }
     v.store(bodies, c);
@@ -747,6 +776,7 @@ mod tests {
             normal,
             material: MixedMaterial::default(),
             rolling_impulse: Vec3::ZERO,
+            twist_impulse: 0.0,
             softness,
             warm_start: true,
         }

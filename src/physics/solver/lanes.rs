@@ -34,19 +34,19 @@ pub(crate) struct PointLanes {
     pub separation: f32x4,
     /// Separation at the bodies' current positions (tracked when they move), m.
     pub separation_now: f32x4,
-    /// I_a⁻¹(r_a×d) and I_b⁻¹(r_b×d) at the anchors, for d = normal, tangent 0, tangent 1.
-    pub turns_a: [Vec3x4; 3],
-    pub turns_b: [Vec3x4; 3],
+    /// I_a⁻¹(r_a×n) and I_b⁻¹(r_b×n) at the anchors.
+    pub turn_a: Vec3x4,
+    pub turn_b: Vec3x4,
+    /// Distance from the manifold's centre across the normal, m: the point's lever for the
+    /// twist friction.
+    pub lever: f32x4,
     /// K_ii of the point, 1/kg.
     pub diagonal: f32x4,
     /// 1/K_ii (0 in unused slots), kg.
     pub normal_mass: f32x4,
     /// Soft compliance of the biased pass, 1/kg.
     pub compliance: f32x4,
-    /// Packed inverse tangent mass matrix [m00, m01, m11], kg.
-    pub tangent_mass: [f32x4; 3],
     pub normal_impulse: f32x4,
-    pub tangent_impulse: [f32x4; 2],
     pub max_normal_impulse: f32x4,
     pub relative_velocity: f32x4,
 }
@@ -118,6 +118,22 @@ pub(crate) struct ConstraintLanes {
     /// side by side (copies of the blocks' `factors`).
     pub factors: [FactorLanes; 2],
     pub points: [PointLanes; MAX_MANIFOLD_POINTS],
+    /// Friction of the whole manifold (see `contact_solve.rs`), at its centre: the anchors
+    /// (the mean of the points' anchors), the turns I⁻¹(r×d) for d = normal (unused),
+    /// tangent 0, tangent 1, the packed inverse tangent mass [m00, m01, m11] and the
+    /// accumulated impulse along the tangents.
+    pub centre_a: Vec3x4,
+    pub centre_b: Vec3x4,
+    pub centre_turns_a: [Vec3x4; 3],
+    pub centre_turns_b: [Vec3x4; 3],
+    pub friction_mass: [f32x4; 3],
+    pub friction_impulse: [f32x4; 2],
+    /// Twist friction about the normal: I_a⁻¹n, I_b⁻¹n, 1/(n·(I_a⁻¹ + I_b⁻¹)n) and the
+    /// accumulated angular impulse.
+    pub twist_turn_a: Vec3x4,
+    pub twist_turn_b: Vec3x4,
+    pub twist_mass: f32x4,
+    pub twist_impulse: f32x4,
 }
 
 impl ConstraintLanes {
@@ -143,6 +159,7 @@ impl ConstraintLanes {
         let mut linear = [0.0; LANES];
         let mut compliance_scale = [0.0; LANES];
         let mut warm = [0.0; LANES];
+        let mut twist = [0.0; LANES];
         let mut counts = [0usize; LANES];
         let mut velocities = [[Vec3::ZERO; 4]; LANES];
         for (l, &index) in indices.iter().enumerate() {
@@ -183,6 +200,7 @@ impl ConstraintLanes {
             linear[l] = a.inv_mass + b.inv_mass;
             compliance_scale[l] = shared.softness.compliance_scale;
             warm[l] = scale;
+            twist[l] = scale * shared.twist_impulse;
             counts[l] = c.count;
             velocities[l] = [
                 a.linear_velocity,
@@ -197,6 +215,49 @@ impl ConstraintLanes {
         let [linear_a, angular_a, linear_b, angular_b] =
             std::array::from_fn(|k| Vec3x4::gather(velocities.map(|v| v[k])));
         let directions = [self.normal, self.tangents[0], self.tangents[1]];
+        // The manifold's centre: the mean of its points' anchors.
+        let point_input = |j: usize| -> [PointInput; LANES] {
+            std::array::from_fn(|l| {
+                if j < counts[l] {
+                    inputs[indices[l] as usize].points[j]
+                } else {
+                    PointInput::default()
+                }
+            })
+        };
+        let (mut sum_a, mut sum_b, mut friction_impulse) =
+            (Vec3x4::ZERO, Vec3x4::ZERO, Vec3x4::ZERO);
+        for j in 0..self.count {
+            let points = point_input(j);
+            sum_a += Vec3x4::gather(points.map(|p| p.anchor_a));
+            sum_b += Vec3x4::gather(points.map(|p| p.anchor_b));
+            friction_impulse += Vec3x4::gather(points.map(|p| p.tangent_impulse));
+        }
+        let inv_count = f32x4::new(counts.map(|n| if n > 0 { 1.0 / n as f32 } else { 0.0 }));
+        let (centre_a, centre_b) = (inv_count * sum_a, inv_count * sum_b);
+        {
+            let rows_a = directions.map(|d| centre_a.cross(d));
+            let rows_b = directions.map(|d| centre_b.cross(d));
+            let turns_a = rows_a.map(|r| self.inv_inertia_a.mul_vec3(r));
+            let turns_b = rows_b.map(|r| self.inv_inertia_b.mul_vec3(r));
+            self.centre_a = centre_a;
+            self.centre_b = centre_b;
+            self.friction_mass = tangent_mass(linear, &rows_a, &turns_a, &rows_b, &turns_b);
+            self.centre_turns_a = turns_a;
+            self.centre_turns_b = turns_b;
+            // Last step's world friction impulse (the points' shares summed) on this
+            // step's basis.
+            self.friction_impulse = [1, 2].map(|d| warm * friction_impulse.dot(directions[d]));
+            let (turn_a, turn_b) = (
+                self.inv_inertia_a.mul_vec3(self.normal),
+                self.inv_inertia_b.mul_vec3(self.normal),
+            );
+            let k = self.normal.dot(turn_a) + self.normal.dot(turn_b);
+            self.twist_turn_a = turn_a;
+            self.twist_turn_b = turn_b;
+            self.twist_mass = k.simd_gt(zero).select(f32x4::ONE / k, zero);
+            self.twist_impulse = f32x4::new(twist);
+        }
         // The normal rows r×n of every point, for K's off-diagonal entries.
         let mut normal_rows = [(Vec3x4::ZERO, Vec3x4::ZERO); MAX_MANIFOLD_POINTS];
         for (j, rows) in normal_rows.iter_mut().enumerate().take(self.count) {
@@ -209,48 +270,38 @@ impl ConstraintLanes {
                     0.0
                 }
             }));
-            let points: [PointInput; LANES] = std::array::from_fn(|l| {
-                if j < counts[l] {
-                    inputs[indices[l] as usize].points[j]
-                } else {
-                    PointInput::default()
-                }
-            });
+            let points = point_input(j);
             let ra = Vec3x4::gather(points.map(|p| p.anchor_a));
             let rb = Vec3x4::gather(points.map(|p| p.anchor_b));
-            let rows_a = directions.map(|d| ra.cross(d));
-            let rows_b = directions.map(|d| rb.cross(d));
-            let turns_a = rows_a.map(|r| self.inv_inertia_a.mul_vec3(r));
-            let turns_b = rows_b.map(|r| self.inv_inertia_b.mul_vec3(r));
-            let k = linear + rows_a[0].dot(turns_a[0]) + rows_b[0].dot(turns_b[0]);
+            let (row_a, row_b) = (ra.cross(self.normal), rb.cross(self.normal));
+            let turn_a = self.inv_inertia_a.mul_vec3(row_a);
+            let turn_b = self.inv_inertia_b.mul_vec3(row_b);
+            let k = linear + row_a.dot(turn_a) + row_b.dot(turn_b);
             let dv = linear_b + angular_b.cross(rb) - linear_a - angular_a.cross(ra);
-            let friction_impulse = Vec3x4::gather(points.map(|p| p.tangent_impulse));
+            let off = ra - centre_a;
+            let across = off - self.normal.dot(off) * self.normal;
             let q = &mut self.points[j];
             q.anchor_a = ra;
             q.anchor_b = rb;
             q.separation = exists.select(-f32x4::new(points.map(|p| p.depth)), zero);
             q.separation_now = q.separation;
-            q.turns_a = turns_a;
-            q.turns_b = turns_b;
+            q.turn_a = turn_a;
+            q.turn_b = turn_b;
+            q.lever = exists.select(across.dot(across).sqrt(), zero);
             q.diagonal = exists.select(k, zero);
             q.normal_mass = exists.select(k.simd_gt(zero).select(f32x4::ONE / k, zero), zero);
             q.compliance = exists.select(k * compliance_scale, zero);
-            q.tangent_mass = tangent_mass(linear, &rows_a, &turns_a, &rows_b, &turns_b)
-                .map(|m| exists.select(m, zero));
             q.normal_impulse =
                 exists.select(warm * f32x4::new(points.map(|p| p.normal_impulse)), zero);
-            // Last step's world friction impulse on this step's basis.
-            q.tangent_impulse =
-                [1, 2].map(|d| exists.select(warm * friction_impulse.dot(directions[d]), zero));
             q.max_normal_impulse = zero;
             q.relative_velocity = exists.select(dv.dot(self.normal), zero);
-            *rows = (rows_a[0], rows_b[0]);
+            *rows = (row_a, row_b);
         }
         // K's entries (symmetric), written into each lane's block.
         let mut k = [[zero; MAX_MANIFOLD_POINTS]; MAX_MANIFOLD_POINTS];
         for (i, &(row_a, row_b)) in normal_rows.iter().enumerate().take(self.count) {
             for (j, pj) in self.points.iter().enumerate().take(self.count).skip(i) {
-                let (pj_a, pj_b) = (pj.turns_a[0], pj.turns_b[0]);
+                let (pj_a, pj_b) = (pj.turn_a, pj.turn_b);
                 let kij = linear + row_a.dot(pj_a) + row_b.dot(pj_b);
                 (k[i][j], k[j][i]) = (kij, kij);
                 let kij = kij.to_array();
@@ -297,11 +348,14 @@ impl ConstraintLanes {
         let (t0, t1) = (self.tangents[0].lane(l), self.tangents[1].lane(l));
         let count = self.counts[l];
         let mut points = [PointImpulses::default(); MAX_MANIFOLD_POINTS];
+        // The manifold's friction impulse is shared out evenly: the next step sums the
+        // shares of the points it keeps.
+        let friction = self.friction_impulse.map(|t| t.as_array()[l]);
+        let share = (t0 * friction[0] + t1 * friction[1]) / count.max(1) as f32;
         for (out, p) in points.iter_mut().zip(&self.points).take(count) {
-            let tangent = p.tangent_impulse.map(|t| t.as_array()[l]);
             *out = PointImpulses {
                 normal: p.normal_impulse.as_array()[l],
-                tangent: t0 * tangent[0] + t1 * tangent[1],
+                tangent: share,
                 max_normal: p.max_normal_impulse.as_array()[l],
             };
         }
@@ -310,6 +364,7 @@ impl ConstraintLanes {
             count,
             points,
             rolling: cold.rolling[l].impulse,
+            twist: self.twist_impulse.as_array()[l],
         })
     }
 }
@@ -334,6 +389,8 @@ pub(crate) struct LaneImpulses {
     pub points: [PointImpulses; MAX_MANIFOLD_POINTS],
     /// Rolling resistance angular impulse, N·m·s.
     pub rolling: Vec3,
+    /// Twist friction impulse about the normal, N·m·s.
+    pub twist: f32,
 }
 
 /// Inverse of the 2×2 matrix K_t = [t_i·(1/m_a + 1/m_b)t_j + (r_a×t_i)·I_a⁻¹(r_a×t_j) + …]
@@ -406,6 +463,7 @@ mod tests {
                 rolling_resistance: 0.0,
             },
             rolling_impulse: Vec3::ZERO,
+            twist_impulse: 0.0,
             softness: Softness::new(30.0, 10.0, 1.0 / 240.0),
             warm_start: true,
         }
@@ -478,7 +536,8 @@ mod tests {
         };
         let (k00, k01, k11) = (k(0, 0), k(0, 1), k(1, 1));
         assert!(k01.abs() > 0.1, "the example must couple the directions");
-        let m = c.points[0].tangent_mass.map(|m| m.as_array()[0]);
+        // One point: the manifold's centre is that point.
+        let m = c.friction_mass.map(|m| m.as_array()[0]);
         assert!((m[0] * k00 + m[1] * k01 - 1.0).abs() < 1e-5);
         assert!((m[0] * k01 + m[1] * k11).abs() < 1e-5);
         assert!((m[1] * k01 + m[2] * k11 - 1.0).abs() < 1e-5);
@@ -545,7 +604,6 @@ mod tests {
                 if i >= input.count {
                     assert_eq!(lane.normal_mass.as_array()[l], 0.0);
                     assert_eq!(lane.diagonal.as_array()[l], 0.0);
-                    assert_eq!(lane.tangent_mass[0].as_array()[l], 0.0);
                     assert_eq!(lane.normal_impulse.as_array()[l], 0.0);
                     assert_eq!(cold.blocks[l].k[i], [0.0; 4]);
                     continue;
@@ -568,8 +626,8 @@ mod tests {
                 assert_eq!(lane.normal_mass.as_array()[l], 1.0 / k);
                 let compliance = k * input.shared.softness.compliance_scale;
                 assert_eq!(lane.compliance.as_array()[l], compliance);
-                assert_eq!(lane.turns_a[0].lane(l), wa);
-                assert_eq!(lane.turns_b[0].lane(l), wb);
+                assert_eq!(lane.turn_a.lane(l), wa);
+                assert_eq!(lane.turn_b.lane(l), wb);
                 assert_eq!(lane.separation.as_array()[l], -p.depth);
                 assert_eq!(lane.normal_impulse.as_array()[l], p.normal_impulse);
                 let dv = b.linear_velocity + b.angular_velocity.cross(p.anchor_b)

@@ -49,10 +49,18 @@
 //! were load, and a light body squeezed under a heavy one rocks on them (a 100 kg cube on a
 //! 1 kg cube jittered at 0.2 m/s; Rapier keeps friction out of its biased pass for the same
 //! reason). Solved before the block, it only sees gravity, forces and the carried-over
-//! impulses; the relax pass then removes any sliding the push-out left. Each point's two
-//! friction directions are solved together with their 2×2 mass matrix: solving them one
-//! after the other leaves a residual along the other direction when the body's inertia
-//! couples them, and iterating that residual pumps energy into tall stacks.
+//! impulses; the relax pass then removes any sliding the push-out left.
+//!
+//! **Friction acts on the whole manifold** (as Rapier's and Bepu's contact constraints):
+//! the two tangent directions at the manifold's centre, solved together with their 2×2
+//! mass matrix and bounded by μ·Σλ_n, and a twist about the normal bounded by μ·Σλ_i·d_i
+//! (d_i: each point's distance from the centre across the normal, so a box spinning on its
+//! corners slows at the rate per-point Coulomb friction gives). Three rows per manifold
+//! instead of two per point made the pyramids' steps 10–18 % faster with the tops moving no
+//! more (docs/performance.md, seventh round). The two tangents are solved together:
+//! solving them one after the other leaves a residual along the other direction when the
+//! body's inertia couples them, and iterating that residual pumps energy into tall
+//! stacks.
 //!
 //! **Lever arms are anchored** (see `world_solve.rs`): a contact point keeps the arms it was
 //! first solved with while the narrow phase still finds it within a small reach of them.

@@ -138,6 +138,7 @@ mod tests {
                         rolling_resistance: 0.0,
                     },
                     rolling_impulse: Vec3::ZERO,
+                    twist_impulse: 0.0,
                     softness: Softness::new(45.0, 10.0, h),
                     warm_start: true,
                 };

@@ -43,8 +43,9 @@ pub struct ContactPoint {
     /// with, times the sub-steps: at rest, the load times the step).
     pub normal_impulse: f32,
     /// This point's share of the manifold's friction impulse over the last step (friction
-    /// is solved for the whole manifold at its centre: shared out evenly), as a world
-    /// vector, N·s (re-projected onto the next step's tangent basis when warm starting).
+    /// is solved for the whole manifold at its centre: shared out by the points' normal
+    /// impulses), as a world vector, N·s (re-projected onto the next step's tangent basis
+    /// when warm starting).
     pub tangent_impulse: Vec3,
     /// Largest normal impulse applied in one iteration of the last step (did it push?).
     pub max_normal_impulse: f32,

@@ -300,6 +300,11 @@ impl World {
             let was_touching = contact.touching;
             contact.update_points(manifold.normal, manifold.points());
             contact.touching = manifold.count > 0;
+            if !contact.touching {
+                // Nothing carried over to a later touch: its points restart at zero too.
+                contact.twist_impulse = 0.0;
+                contact.rolling_impulse = Vec3::ZERO;
+            }
             if contact.touching || was_touching {
                 let pair = make_pair(bodies, colliders, contact);
                 match (was_touching, contact.touching) {

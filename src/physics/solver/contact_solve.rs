@@ -4,9 +4,10 @@
 //! They run over [`ConstraintLanes`]: four constraints of one colour at a time, one per
 //! SIMD lane (see `lanes.rs`). Each group reads its bodies' velocities, solves, and writes
 //! back only the bodies contacts can move (finite mass); the static stand-in and kinematic
-//! bodies are never written. A point's turns I⁻¹(r×d) were computed once per step at its
-//! anchors; its rows r×d are formed from the current arms, so a velocity along a direction
-//! is a few lane-wise products and an impulse three scaled additions per body.
+//! bodies are never written. A point's normal turns I⁻¹(r×n), and the manifold centre's
+//! tangent turns I⁻¹(r×t), were computed once per step at their anchors; the rows r×d are
+//! formed from the current arms, so a velocity along a direction is a few lane-wise
+//! products and an impulse three scaled additions per body.
 
 use super::block::{solve_block, solve_lanes};
 use super::body::SolverBody;

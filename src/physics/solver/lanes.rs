@@ -143,7 +143,8 @@ impl ConstraintLanes {
     ///
     /// Normal constraint of a point: J = [−n, −(r_a×n), n, (r_b×n)], so
     /// K_ij = 1/m_a + 1/m_b + (r_a,i×n)·I_a⁻¹(r_a,j×n) + (r_b,i×n)·I_b⁻¹(r_b,j×n); the two
-    /// friction directions of a point form the 2×2 matrix K_t likewise, inverted here.
+    /// friction directions at the manifold's centre form the 2×2 matrix K_t likewise,
+    /// inverted here, and the twist about the normal has K = n·(I_a⁻¹ + I_b⁻¹)n.
     /// Every lane computes what a scalar evaluation of the same expressions would, bit for
     /// bit (see `simd.rs`).
     pub fn prepare(
@@ -348,14 +349,25 @@ impl ConstraintLanes {
         let (t0, t1) = (self.tangents[0].lane(l), self.tangents[1].lane(l));
         let count = self.counts[l];
         let mut points = [PointImpulses::default(); MAX_MANIFOLD_POINTS];
-        // The manifold's friction impulse is shared out evenly: the next step sums the
-        // shares of the points it keeps.
+        // The manifold's friction impulse is shared out by load (evenly when nothing
+        // pushes): the next step sums the shares of the points it keeps, so dropping a
+        // point that carried nothing loses nothing.
         let friction = self.friction_impulse.map(|t| t.as_array()[l]);
-        let share = (t0 * friction[0] + t1 * friction[1]) / count.max(1) as f32;
+        let friction = t0 * friction[0] + t1 * friction[1];
+        let load: f32 = self.points[..count]
+            .iter()
+            .map(|p| p.normal_impulse.as_array()[l])
+            .sum();
         for (out, p) in points.iter_mut().zip(&self.points).take(count) {
+            let normal = p.normal_impulse.as_array()[l];
+            let part = if load > 0.0 {
+                normal / load
+            } else {
+                1.0 / count as f32
+            };
             *out = PointImpulses {
-                normal: p.normal_impulse.as_array()[l],
-                tangent: share,
+                normal,
+                tangent: friction * part,
                 max_normal: p.max_normal_impulse.as_array()[l],
             };
         }
@@ -394,7 +406,7 @@ pub(crate) struct LaneImpulses {
 }
 
 /// Inverse of the 2×2 matrix K_t = [t_i·(1/m_a + 1/m_b)t_j + (r_a×t_i)·I_a⁻¹(r_a×t_j) + …]
-/// of a point's two friction directions (rows and turns 1 and 2), packed [m00, m01, m11];
+/// of the two friction directions at arms r (rows and turns 1 and 2), packed [m00, m01, m11];
 /// zero where singular. `linear` is 1/m_a + 1/m_b.
 fn tangent_mass(
     linear: f32x4,
@@ -604,6 +616,7 @@ mod tests {
                 if i >= input.count {
                     assert_eq!(lane.normal_mass.as_array()[l], 0.0);
                     assert_eq!(lane.diagonal.as_array()[l], 0.0);
+                    assert_eq!(lane.lever.as_array()[l], 0.0);
                     assert_eq!(lane.normal_impulse.as_array()[l], 0.0);
                     assert_eq!(cold.blocks[l].k[i], [0.0; 4]);
                     continue;

@@ -22,6 +22,18 @@ fn ball(w: &mut World, at: Vec3, radius: f32) -> BodyHandle {
     dynamic(w, Shape::sphere(radius), at, Quat::IDENTITY, 0.5)
 }
 
+/// `scenes/NAME.ron` as shipped, with sleeping off.
+fn shipped_scene_without_sleeping(name: &str) -> impulse::scene::Scene {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scenes")
+        .join(format!("{name}.ron"));
+    let mut scene = impulse::scene::load_file(&path).unwrap();
+    let mut settings = scene.world.settings().clone();
+    settings.enable_sleeping = false;
+    scene.world.set_settings(settings).unwrap();
+    scene
+}
+
 /// Times between successive upward zero crossings of `x(t)` sampled every step, s.
 fn periods(samples: &[f32]) -> Vec<f32> {
     let mut crossings = Vec::new();
@@ -283,12 +295,8 @@ fn a_joint_breaks_above_its_force_and_goes_with_its_body() {
 
 #[test]
 fn the_bridge_holds_its_crates_and_joints_round_trip_through_a_scene_file() {
-    use impulse::scene::{load_file, load_str, save};
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/bridge.ron");
-    let mut scene = load_file(&path).unwrap();
-    let mut settings = scene.world.settings().clone();
-    settings.enable_sleeping = false;
-    scene.world.set_settings(settings).unwrap();
+    use impulse::scene::{load_str, save};
+    let mut scene = shipped_scene_without_sleeping("bridge");
     assert_eq!(scene.world.joints().count(), 26);
     for _ in 0..900 {
         scene.world.step(scene.timestep);
@@ -629,12 +637,7 @@ fn jointed_bodies_collide_only_when_the_joint_says_so() {
 
 #[test]
 fn the_ragdolls_keep_their_joints_and_limits_while_they_tumble() {
-    use impulse::scene::load_file;
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/ragdoll.ron");
-    let mut scene = load_file(&path).unwrap();
-    let mut settings = scene.world.settings().clone();
-    settings.enable_sleeping = false;
-    scene.world.set_settings(settings).unwrap();
+    let mut scene = shipped_scene_without_sleeping("ragdoll");
     assert_eq!(scene.world.joints().count(), 20);
     let named = |scene: &impulse::scene::Scene, name: &str| {
         let (h, _) = scene.meta.iter().find(|(_, m)| m.name == name).unwrap();

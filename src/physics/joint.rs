@@ -20,9 +20,9 @@
 //! solved in the biased pass only (relaxing it would take out the velocity the spring gave):
 //! its force explicit and its damping implicit, so an undamped spring keeps its energy, up
 //! to [`SYMPLECTIC_SPRING_LIMIT`]; stiffer springs take the soft step with their own
-//! frequency, which is stable at any stiffness but loses energy. Joints are solved serially, after each pass over
-//! the contacts' colours: they are few next to the contacts, and a chain needs its links in
-//! order more than in parallel.
+//! frequency, which is stable at any stiffness but loses energy. Joints are solved serially,
+//! after each pass over the contacts' colours: they are few next to the contacts, and a
+//! chain needs its links in order more than in parallel.
 
 use super::body::BodyType;
 use super::math::{Mat3, Quat, Vec3};

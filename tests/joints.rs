@@ -651,21 +651,31 @@ fn the_ragdolls_keep_their_joints_and_limits_while_they_tumble() {
         for (handle, joint) in scene.world.joints() {
             let (pa, pb) = scene.world.joint_anchors(handle).unwrap();
             worst_gap = worst_gap.max(pa.distance(pb));
-            if let JointKind::Revolute {
-                limits: Some((lower, upper)),
-                ..
-            } = joint.def().kind
-            {
-                let angle = scene.world.joint_angle(handle).unwrap();
-                worst_limit = worst_limit.max(lower - angle).max(angle - upper);
+            match joint.def().kind {
+                JointKind::Revolute {
+                    limits: Some((lower, upper)),
+                    ..
+                } => {
+                    let angle = scene.world.joint_angle(handle).unwrap();
+                    worst_limit = worst_limit.max(lower - angle).max(angle - upper);
+                }
+                JointKind::Spherical { cone: Some(cone) } => {
+                    // The limb's axis against the cone's, as the bodies carry them.
+                    let rotation = |h| scene.world.body(h).unwrap().rotation();
+                    let limb = rotation(joint.def().body_a) * cone.axis_a;
+                    let axis = rotation(joint.def().body_b.unwrap()) * cone.axis_b;
+                    worst_limit = worst_limit.max(limb.angle_between(axis) - cone.half_angle);
+                }
+                _ => {}
             }
         }
     }
     // The joints hold through the impacts (the anchors within 2 cm) and the waist, knees
-    // and elbows stay within their limits (as soft as contacts: measured 1.3 cm and 1.3° at worst).
+    // and elbows stay within their limits, the neck, shoulders and hips within their cones
+    // (as soft as contacts: measured 1.7 cm and 3.3° at worst).
     assert!(worst_gap < 0.02, "anchors {worst_gap} m apart");
     assert!(
-        worst_limit < 3.0f32.to_radians(),
+        worst_limit < 4.5f32.to_radians(),
         "{} degrees past a limit",
         worst_limit.to_degrees()
     );
@@ -713,7 +723,10 @@ fn a_fixed_joint_and_the_collide_flag_round_trip_through_a_scene_file() {
         .map(|(_, j)| (j.def().kind, j.def().break_force, j.def().collide))
         .collect();
     assert!(matches!(kinds[0], (JointKind::Fixed { .. }, Some(f), false) if f == 500.0));
-    assert!(matches!(kinds[1], (JointKind::Spherical, None, true)));
+    assert!(matches!(
+        kinds[1],
+        (JointKind::Spherical { cone: None }, None, true)
+    ));
 }
 
 #[test]
@@ -742,4 +755,84 @@ fn a_weld_holds_in_a_planar_world() {
         worst = worst.max(rotation_angle(w.body(beam).unwrap().rotation()));
     }
     assert!(worst < 0.1f32.to_radians(), "turned {worst} rad");
+}
+
+#[test]
+fn a_ball_joint_cone_stops_the_swing_at_its_angle() {
+    // A small ball hanging 1 m below a ball joint to the world, pushed sideways at 3 m/s:
+    // free, it swings up to θ with 1 − cos θ = v²/(2gL), θ = 57°. With a 30° cone about
+    // straight down (A's direction when the joint is made) it stops at 30°, as soft as a
+    // contact; inside the cone nothing holds it back.
+    let swing = |cone: Option<f32>| {
+        let mut w = world();
+        let pivot = Vec3::new(0.0, 5.0, 0.0);
+        let bob = ball(&mut w, pivot - Vec3::Y, 0.05);
+        let def = match cone {
+            Some(degrees) => {
+                JointDef::spherical_cone(&w, bob, None, pivot, None, degrees.to_radians()).unwrap()
+            }
+            None => JointDef::spherical(&w, bob, None, pivot),
+        };
+        w.create_joint(def).unwrap();
+        w.set_linear_velocity(bob, Vec3::new(3.0, 0.0, 0.0))
+            .unwrap();
+        let mut widest = 0.0f32;
+        for _ in 0..120 {
+            w.step(DT);
+            let down = (w.body(bob).unwrap().position() - pivot).normalize();
+            widest = widest.max(down.angle_between(Vec3::NEG_Y));
+        }
+        widest.to_degrees()
+    };
+    let free = swing(None);
+    let expected = (1.0 - 9.0 / (2.0 * G)).acos().to_degrees();
+    assert!(
+        (free - expected).abs() < 1.0,
+        "free: {free}°, formula {expected}°"
+    );
+    let limited = swing(Some(30.0));
+    assert!((29.5..31.5).contains(&limited), "with the cone: {limited}°");
+    // A cone wider than the swing changes nothing.
+    assert!((swing(Some(80.0)) - free).abs() < 0.01);
+}
+
+#[test]
+fn a_cone_round_trips_through_a_scene_file() {
+    use impulse::scene::{load_str, save};
+    let text = "Scene(bodies: [
+        (name: \"post\", kind: Static, colliders: [(shape: Cuboid(half_extents: (0.1, 1.0, 0.1)))]),
+        (name: \"arm\", position: (0.5, 1.0, 0.0), colliders: [(shape: Capsule(half_height: 0.3, radius: 0.05))],
+         rotation: Euler(0.0, 0.0, 90.0)),
+    ], joints: [
+        Spherical(a: \"arm\", b: \"post\", anchor: (0.1, 1.0, 0.0), cone: 45.0, cone_axis: (1.0, -1.0, 0.0)),
+    ])";
+    let scene = load_str(text, "cone.ron").unwrap();
+    let cone_of =
+        |scene: &impulse::scene::Scene| match scene.world.joints().next().unwrap().1.def().kind {
+            JointKind::Spherical { cone: Some(cone) } => cone,
+            other => panic!("{other:?}"),
+        };
+    let cone = cone_of(&scene);
+    assert!((cone.half_angle - 45f32.to_radians()).abs() < 1e-6);
+    assert!(cone.axis_b.distance(Vec3::new(1.0, -1.0, 0.0).normalize()) < 1e-6);
+    // A's axis: from the anchor to the arm's centre, +x.
+    assert!(
+        cone.axis_a
+            .distance(Quat::from_rotation_z(90f32.to_radians()).inverse() * Vec3::X)
+            < 1e-5
+    );
+    let file = save::to_scene_file(&scene.world, &scene.meta, &scene.camera, scene.timestep);
+    let again = load_str(&save::to_ron(&file, "").unwrap(), "again.ron").unwrap();
+    let back = cone_of(&again);
+    assert!((back.half_angle - cone.half_angle).abs() < 1e-5);
+    assert!(back.axis_a.distance(cone.axis_a) < 1e-5 && back.axis_b.distance(cone.axis_b) < 1e-5);
+    // Out of range: named.
+    let err = load_str(&text.replace("cone: 45.0", "cone: 200.0"), "bad.ron")
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        err.contains("cone must be between 0 and 180 degrees"),
+        "{err}"
+    );
 }

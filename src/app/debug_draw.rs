@@ -377,7 +377,22 @@ pub fn joint(world: &World, handle: JointHandle, details: bool) {
             tick(b + along * max);
         }
         JointKind::Spring { rest_length, .. } => tick(b + along * rest_length),
-        JointKind::Spherical => {}
+        JointKind::Spherical { cone: None } => {}
+        JointKind::Spherical { cone: Some(cone) } => {
+            // The cone's axis, its rim at the length of the axis, four lines on its surface,
+            // and where A points now.
+            let axis = qb * cone.axis_b;
+            draw_line_3d(a, a + axis * size, JOINT_AXIS);
+            let (u, v) = axis.any_orthonormal_pair();
+            let (sin, cos) = cone.half_angle.sin_cos();
+            circle(a + axis * (size * cos), u, v, size * sin, JOINT_LIMIT);
+            for k in 0..4 {
+                let turn = std::f32::consts::FRAC_PI_2 * k as f32;
+                let side = u * turn.cos() + v * turn.sin();
+                draw_line_3d(a, a + (axis * cos + side * sin) * size, JOINT_LIMIT);
+            }
+            draw_line_3d(a, a + (qa * cone.axis_a) * (1.2 * size), JOINT_ANGLE);
+        }
     }
 }
 

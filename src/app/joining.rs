@@ -58,7 +58,7 @@ impl JointTool {
 /// A joint's kind in a few words, for the panel.
 pub fn kind_label(kind: &JointKind) -> &'static str {
     match kind {
-        JointKind::Spherical => "ball joint",
+        JointKind::Spherical { .. } => "ball joint",
         JointKind::Revolute { .. } => "hinge",
         JointKind::Fixed { .. } => "weld",
         JointKind::Distance { min, max } if min == max => "rod",
@@ -227,7 +227,7 @@ mod tests {
             assert_eq!((def.body_a, def.body_b), (a, Some(b)));
             let (pa, pb) = s.world.joint_anchors(joint).unwrap();
             match (tool, def.kind) {
-                (JointTool::Ball, JointKind::Spherical)
+                (JointTool::Ball, JointKind::Spherical { cone: None })
                 | (JointTool::Weld, JointKind::Fixed { .. }) => {
                     assert!(pa.distance(point) < 1e-5 && pb.distance(point) < 1e-5);
                 }

@@ -43,8 +43,11 @@ pub const SYMPLECTIC_SPRING_LIMIT: f32 = 0.5;
 /// What a joint holds.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum JointKind {
-    /// The anchors coincide.
-    Spherical,
+    /// The anchors coincide; optionally A's swing relative to B stays within a cone.
+    Spherical {
+        /// The swing limit, if any.
+        cone: Option<Cone>,
+    },
     /// The anchors stay between `min` and `max` apart, m.
     Distance {
         /// Shortest distance, m (0: a rope).
@@ -87,6 +90,19 @@ pub enum JointKind {
         /// Pulls only when stretched.
         bungee: bool,
     },
+}
+
+/// A ball joint's swing limit: the angle between A's axis and B's stays at most
+/// `half_angle` (twist about A's axis stays free).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Cone {
+    /// The direction from the anchor to A's centre of mass when the joint was made, in A's
+    /// frame, unit.
+    pub axis_a: Vec3,
+    /// The cone's axis in B's frame (or the world's), unit.
+    pub axis_b: Vec3,
+    /// The largest angle between them, rad.
+    pub half_angle: f32,
 }
 
 /// A joint to create: two bodies (or a body and the world), an anchor in each and a kind.
@@ -143,7 +159,54 @@ impl Joint {
 impl JointDef {
     /// A ball and socket at the world point `anchor`, between `a` and `b` (or the world).
     pub fn spherical(world: &World, a: BodyHandle, b: Option<BodyHandle>, anchor: Vec3) -> Self {
-        Self::between(world, a, b, anchor, anchor, JointKind::Spherical)
+        Self::between(
+            world,
+            a,
+            b,
+            anchor,
+            anchor,
+            JointKind::Spherical { cone: None },
+        )
+    }
+
+    /// A ball joint at `anchor` whose A may swing at most `half_angle` (rad) away from the
+    /// world direction `axis` as B (or the world) carries it: A's axis is the direction from
+    /// the anchor to its centre of mass now, so with `axis` None the cone is centred where A
+    /// points now. Refused when the anchor is at A's centre of mass (A has no direction).
+    pub fn spherical_cone(
+        world: &World,
+        a: BodyHandle,
+        b: Option<BodyHandle>,
+        anchor: Vec3,
+        axis: Option<Vec3>,
+        half_angle: f32,
+    ) -> Result<Self, String> {
+        let body = world.body(a).ok_or("a is not in the world")?;
+        let out = (body.center_of_mass() - anchor)
+            .try_normalize()
+            .ok_or("a cone needs the anchor away from a's centre of mass")?;
+        let axis = match axis {
+            Some(axis) => axis
+                .try_normalize()
+                .ok_or_else(|| format!("cone axis must be a non-zero direction, got {axis}"))?,
+            None => out,
+        };
+        let rotation_b = b
+            .and_then(|h| world.body(h))
+            .map_or(Quat::IDENTITY, |body| body.rotation());
+        let cone = Cone {
+            axis_a: body.rotation().inverse() * out,
+            axis_b: rotation_b.inverse() * axis,
+            half_angle,
+        };
+        Ok(Self::between(
+            world,
+            a,
+            b,
+            anchor,
+            anchor,
+            JointKind::Spherical { cone: Some(cone) },
+        ))
     }
 
     /// A weld at the world point `anchor` between `a` and `b` (or the world): they keep the
@@ -244,7 +307,21 @@ impl JointDef {
             }
         };
         match self.kind {
-            JointKind::Spherical => {}
+            JointKind::Spherical { cone: None } => {}
+            JointKind::Spherical { cone: Some(cone) } => {
+                let pi = std::f32::consts::PI;
+                if !(cone.half_angle.is_finite() && (0.0..=pi).contains(&cone.half_angle)) {
+                    return Err(format!(
+                        "cone must be between 0 and 180 degrees, got {}",
+                        cone.half_angle.to_degrees()
+                    ));
+                }
+                for (name, v) in [("a's axis", cone.axis_a), ("cone axis", cone.axis_b)] {
+                    if !(v.is_finite() && (v.length() - 1.0).abs() < 1.0e-3) {
+                        return Err(format!("{name} must be a unit direction, got {v}"));
+                    }
+                }
+            }
             JointKind::Fixed { reference } => {
                 if !(reference.is_finite() && (reference.length() - 1.0).abs() < 1.0e-3) {
                     return Err(format!(
@@ -402,8 +479,12 @@ pub(crate) fn solve_joints(
         };
         let relative = point_velocity(&body_b, rb) - point_velocity(&body_a, ra);
         match (pass, c.kind) {
-            (JointPass::WarmStart, JointKind::Spherical) => {
+            (JointPass::WarmStart, JointKind::Spherical { cone }) => {
                 apply(bodies, c, ra, rb, c.impulse);
+                if let Some(swing) = cone.and_then(|cone| Swing::new(c, bodies, &cone)) {
+                    let turn = swing.axis * c.extra[0];
+                    apply_swing(bodies, c, ra, rb, turn);
+                }
             }
             (JointPass::WarmStart, JointKind::Fixed { .. }) => {
                 apply(bodies, c, ra, rb, c.impulse);
@@ -497,8 +578,13 @@ pub(crate) fn solve_joints(
             (JointPass::WarmStart, _) => {
                 apply(bodies, c, ra, rb, u * (c.impulse.x + c.impulse.y));
             }
-            (pass, JointKind::Spherical) => {
-                point_rows(bodies, c, d, ra, rb, pass == JointPass::Biased, &soft);
+            (pass, JointKind::Spherical { cone }) => {
+                let biased = pass == JointPass::Biased;
+                if let Some(cone) = cone {
+                    swing_row(bodies, c, &cone, (ra, rb), biased, &soft, h);
+                }
+                // The swing row changed no position: `d` and the arms hold.
+                point_rows(bodies, c, d, ra, rb, biased, &soft);
             }
             (pass, JointKind::Distance { min, max }) => {
                 if k_along <= 0.0 {
@@ -642,6 +728,109 @@ fn weld_rows(
     };
     (accumulated + l).write_to_slice(&mut c.extra[..3]);
     apply_angular(bodies, c, l);
+}
+
+/// A ball joint's swing in the sub-step: the axis A would turn about to reach B's cone axis
+/// ((a × b)/|a × b|) and the angle between them.
+struct Swing {
+    axis: Vec3,
+    angle: f32,
+}
+
+impl Swing {
+    /// None when A's axis lies along the cone's (no direction to limit; the angle is 0 or π,
+    /// and π is refused by the limit below 180° before it is reached).
+    fn new(c: &JointConstraint, bodies: &[SolverBody], cone: &Cone) -> Option<Swing> {
+        let qa = bodies[c.a as usize].delta_rotation * c.rotation_a;
+        let qb = bodies[c.b as usize].delta_rotation * c.rotation_b;
+        let (a, b) = (qa * cone.axis_a, qb * cone.axis_b);
+        let cross = a.cross(b);
+        let sin = cross.length();
+        (sin > 1.0e-6).then(|| Swing {
+            axis: cross / sin,
+            angle: sin.atan2(a.dot(b)),
+        })
+    }
+}
+
+/// The inverse inertia of a body about the point at `arm` from its centre of mass, as the
+/// ball joint there holds it: turning about that point moves the centre of mass too
+/// (parallel axes). Woodbury's identity on I + m·[r]×ᵀ[r]× gives it from I⁻¹ without
+/// inverting I (which a locked axis makes singular): M + M[r]×K⁻¹[r]×M, with M = I⁻¹ and
+/// K = m⁻¹𝟙 − [r]×M[r]× the point's effective mass matrix. Zero for a body that does not
+/// move.
+fn pivot_inv_inertia(body: &SolverBody, arm: Vec3) -> Mat3 {
+    let k =
+        Mat3::from_diagonal(Vec3::splat(body.inv_mass)) - skew(arm) * body.inv_inertia * skew(arm);
+    if body.inv_mass <= 0.0 || k.determinant().abs() <= f32::MIN_POSITIVE {
+        return Mat3::ZERO;
+    }
+    let m = body.inv_inertia;
+    m + m * skew(arm) * k.inverse() * skew(arm) * m
+}
+
+/// Turns A by the angular impulse `turn` about the joint's anchor and B by −`turn`, each
+/// about its own anchor point, which stays where it is (its velocity unchanged): Δω =
+/// I_p⁻¹·L and Δv = r × Δω with I_p the inertia about the anchor ([`pivot_inv_inertia`]).
+fn apply_swing(bodies: &mut [SolverBody], c: &JointConstraint, ra: Vec3, rb: Vec3, turn: Vec3) {
+    if c.b != 0 {
+        // Two moving bodies: a couple on each (about its centre of mass), which conserves
+        // their momentum; the point rows then hold the anchors together.
+        apply_angular(bodies, c, -turn);
+        return;
+    }
+    let _ = rb;
+    let body = &mut bodies[c.a as usize];
+    let spin = pivot_inv_inertia(body, ra) * turn;
+    body.angular_velocity += spin;
+    body.linear_velocity += ra.cross(spin);
+}
+
+/// The swing limit of a ball joint: C = half_angle − θ ≥ 0 with θ the angle between A's axis
+/// and the cone's, Ċ = (ω_a − ω_b)·r for r the swing axis; pushes one way only, speculative
+/// while slack (like a hinge limit), soft when `biased`. The accumulated impulse is
+/// `extra[0]`. Its impulse turns each body about the anchor (`apply_swing`), so the point
+/// rows, which keep the anchors together, have nothing to undo: a row on the rotation alone
+/// let the point rows drag a small mass far from its anchor on past the limit.
+fn swing_row(
+    bodies: &mut [SolverBody],
+    c: &mut JointConstraint,
+    cone: &Cone,
+    (ra, rb): (Vec3, Vec3),
+    biased: bool,
+    soft: &Softness,
+    h: f32,
+) {
+    let Some(swing) = Swing::new(c, bodies, cone) else {
+        return;
+    };
+    let (body_a, body_b) = (&bodies[c.a as usize], &bodies[c.b as usize]);
+    let r = swing.axis;
+    // Against the world (or a static body) A turns about the anchor; between two moving
+    // bodies each turns about its centre of mass (see `apply_swing`).
+    let k = if c.b == 0 {
+        r.dot(pivot_inv_inertia(body_a, ra) * r)
+    } else {
+        let _ = rb;
+        r.dot((body_a.inv_inertia + body_b.inv_inertia) * r)
+    };
+    if k <= f32::MIN_POSITIVE {
+        return;
+    }
+    let cdot = (body_a.angular_velocity - body_b.angular_velocity).dot(r);
+    let gap = cone.half_angle - swing.angle;
+    let delta = if gap > 0.0 {
+        -(cdot + gap / h) / k
+    } else if biased {
+        let (mass_scale, impulse_scale) = scales(soft);
+        -mass_scale * (cdot + soft.bias_rate * gap) / k - impulse_scale * c.extra[0]
+    } else {
+        -cdot / k
+    };
+    let old = c.extra[0];
+    c.extra[0] = (old + delta).max(0.0);
+    // +λr to A, −λr to B (about the anchor) raises Ċ by λ·k.
+    apply_swing(bodies, c, ra, rb, r * (c.extra[0] - old));
 }
 
 /// Applies the angular impulse `l` (−l to A, +l to B).

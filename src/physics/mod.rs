@@ -25,7 +25,7 @@ mod world_solve;
 
 pub use body::{Body, BodyDef, BodyType, Locks};
 pub use collider::{Collider, ColliderDef};
-pub use joint::{Joint, JointDef, JointHandle, JointKind};
+pub use joint::{Cone, Joint, JointDef, JointHandle, JointKind};
 pub use math::{Isometry, Quat, Vec3};
 pub use query::RayHit;
 pub use shape::Shape;

@@ -10,8 +10,8 @@ use super::generators::expand;
 use super::schema::*;
 use crate::physics::shape::{check_size, ConvexHull};
 use crate::physics::{
-    BodyDef, BodyHandle, BodyType, ColliderDef, JointDef, JointKind, Quat, Shape, Vec3, World,
-    WorldSettings,
+    BodyDef, BodyHandle, BodyType, ColliderDef, Cone, JointDef, JointKind, Quat, Shape, Vec3,
+    World, WorldSettings,
 };
 
 /// Largest number of bodies a scene may create (generators included): beyond this a typo
@@ -226,6 +226,8 @@ fn joint(
             a,
             b,
             anchor,
+            cone,
+            cone_axis,
             break_force,
             collide,
         } => (
@@ -233,7 +235,14 @@ fn joint(
             b,
             *anchor,
             *anchor,
-            JointKind::Spherical,
+            JointKind::Spherical {
+                // The axes are found below, from the bodies (zero: none given).
+                cone: cone.map(|degrees| Cone {
+                    axis_a: Vec3::ZERO,
+                    axis_b: cone_axis.map_or(Vec3::ZERO, raw),
+                    half_angle: degrees.to_radians(),
+                }),
+            },
             *break_force,
             *collide,
         ),
@@ -350,6 +359,14 @@ fn joint(
             limits.map(|(lo, hi)| (lo.to_radians(), hi.to_radians())),
             motor,
         ),
+        JointKind::Spherical { cone: Some(cone) } => JointDef::spherical_cone(
+            world,
+            a,
+            b,
+            raw(anchor_a),
+            (cone.axis_b != Vec3::ZERO).then_some(cone.axis_b),
+            cone.half_angle,
+        )?,
         // The weld keeps the poses the bodies start in.
         JointKind::Fixed { .. } => JointDef::fixed(world, a, b, raw(anchor_a)),
         _ => JointDef::between(world, a, b, raw(anchor_a), raw(anchor_b), kind),

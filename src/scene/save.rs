@@ -145,13 +145,23 @@ fn joints(world: &World, meta: &BTreeMap<BodyHandle, BodyMeta>) -> Vec<JointDesc
             let (pa, pb) = world.joint_anchors(handle)?;
             let (break_force, collide) = (def.break_force, def.collide);
             Some(match def.kind {
-                JointKind::Spherical => JointDesc::Spherical {
-                    a,
-                    b,
-                    anchor: v3(pa),
-                    break_force,
-                    collide,
-                },
+                JointKind::Spherical { cone } => {
+                    // The cone's axis as B carries it now; A's axis is found again from
+                    // its centre of mass.
+                    let rotation_b = def
+                        .body_b
+                        .and_then(|h| world.body(h))
+                        .map_or(crate::physics::Quat::IDENTITY, |body| body.rotation());
+                    JointDesc::Spherical {
+                        a,
+                        b,
+                        anchor: v3(pa),
+                        cone: cone.map(|c| c.half_angle.to_degrees()),
+                        cone_axis: cone.map(|c| v3(rotation_b * c.axis_b)),
+                        break_force,
+                        collide,
+                    }
+                }
                 // The weld's reference becomes the bodies' poses now (they hold them).
                 JointKind::Fixed { .. } => JointDesc::Fixed {
                     a,

@@ -51,6 +51,13 @@ pub enum JointDesc {
         b: Option<String>,
         /// The joint's point, m.
         anchor: V3,
+        /// Swing limit, degrees: `a` may point at most this far from `cone_axis`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cone: Option<f32>,
+        /// The cone's axis (any length; default: from the anchor to `a`'s centre of mass
+        /// where the scene starts), carried by `b`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cone_axis: Option<V3>,
         /// Breaks above this force, N.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         break_force: Option<f32>,

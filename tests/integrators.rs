@@ -145,7 +145,6 @@ fn the_scene_field_chooses_the_integrator_and_is_saved_back() {
 /// no gravity, run for `seconds`: the measured frequency (mean of the periods between upward
 /// zero crossings), and the largest stretch in the last period over the first one.
 fn spring(integrator: Integrator, hertz: f32, seconds: f32) -> (f32, f32) {
-    use impulse::physics::{JointDef, JointKind};
     let mut w = World::new(WorldSettings {
         integrator,
         gravity: Vec3::ZERO,
@@ -159,20 +158,7 @@ fn spring(integrator: Integrator, hertz: f32, seconds: f32) -> (f32, f32) {
         Quat::IDENTITY,
         0.5,
     );
-    let def = JointDef::between(
-        &w,
-        bob,
-        None,
-        Vec3::new(1.2, 0.0, 0.0),
-        Vec3::ZERO,
-        JointKind::Spring {
-            rest_length: 1.0,
-            hertz,
-            damping_ratio: 0.0,
-            bungee: false,
-        },
-    );
-    w.create_joint(def).unwrap();
+    undamped_spring_to_origin(&mut w, bob, hertz);
     let xs: Vec<f32> = (0..(seconds / DT) as usize)
         .map(|_| {
             w.step(DT);

@@ -131,22 +131,8 @@ fn a_spring_oscillates_at_its_hertz() {
     });
     // A 1 kg-ish ball on an undamped 1.5 Hz spring to the world, pulled 0.2 m from rest.
     let hertz = 1.5f32;
-    let anchor = Vec3::new(0.0, 0.0, 0.0);
     let bob = ball(&mut w, Vec3::new(1.2, 0.0, 0.0), 0.2);
-    let def = JointDef::between(
-        &w,
-        bob,
-        None,
-        Vec3::new(1.2, 0.0, 0.0),
-        anchor,
-        JointKind::Spring {
-            rest_length: 1.0,
-            hertz,
-            damping_ratio: 0.0,
-            bungee: false,
-        },
-    );
-    w.create_joint(def).unwrap();
+    undamped_spring_to_origin(&mut w, bob, hertz);
     let mut xs = Vec::new();
     for _ in 0..(5.0 / DT) as usize {
         w.step(DT);

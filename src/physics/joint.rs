@@ -483,7 +483,7 @@ pub(crate) fn solve_joints(
                 apply(bodies, c, ra, rb, c.impulse);
                 if let Some(swing) = cone.and_then(|cone| Swing::new(c, bodies, &cone)) {
                     let turn = swing.axis * c.extra[0];
-                    apply_swing(bodies, c, ra, rb, turn);
+                    apply_swing(bodies, c, ra, turn);
                 }
             }
             (JointPass::WarmStart, JointKind::Fixed { .. }) => {
@@ -581,7 +581,7 @@ pub(crate) fn solve_joints(
             (pass, JointKind::Spherical { cone }) => {
                 let biased = pass == JointPass::Biased;
                 if let Some(cone) = cone {
-                    swing_row(bodies, c, &cone, (ra, rb), biased, &soft, h);
+                    swing_row(bodies, c, &cone, ra, biased, &soft, h);
                 }
                 // The swing row changed no position: `d` and the arms hold.
                 point_rows(bodies, c, d, ra, rb, biased, &soft);
@@ -769,17 +769,16 @@ fn pivot_inv_inertia(body: &SolverBody, arm: Vec3) -> Mat3 {
     m + m * skew(arm) * k.inverse() * skew(arm) * m
 }
 
-/// Turns A by the angular impulse `turn` about the joint's anchor and B by −`turn`, each
-/// about its own anchor point, which stays where it is (its velocity unchanged): Δω =
-/// I_p⁻¹·L and Δv = r × Δω with I_p the inertia about the anchor ([`pivot_inv_inertia`]).
-fn apply_swing(bodies: &mut [SolverBody], c: &JointConstraint, ra: Vec3, rb: Vec3, turn: Vec3) {
+/// Applies the swing impulse `turn` (+ to A, − to B). Against the world (B = 0), A turns
+/// about the anchor at arm `ra`, which stays where it is: Δω = I_p⁻¹·L and Δv = r_a × Δω with
+/// I_p the inertia about the anchor ([`pivot_inv_inertia`]). Between two moving bodies, a
+/// couple on each (about its centre of mass), which conserves their momentum; the point rows
+/// then hold the anchors together.
+fn apply_swing(bodies: &mut [SolverBody], c: &JointConstraint, ra: Vec3, turn: Vec3) {
     if c.b != 0 {
-        // Two moving bodies: a couple on each (about its centre of mass), which conserves
-        // their momentum; the point rows then hold the anchors together.
         apply_angular(bodies, c, -turn);
         return;
     }
-    let _ = rb;
     let body = &mut bodies[c.a as usize];
     let spin = pivot_inv_inertia(body, ra) * turn;
     body.angular_velocity += spin;
@@ -796,7 +795,7 @@ fn swing_row(
     bodies: &mut [SolverBody],
     c: &mut JointConstraint,
     cone: &Cone,
-    (ra, rb): (Vec3, Vec3),
+    ra: Vec3,
     biased: bool,
     soft: &Softness,
     h: f32,
@@ -811,7 +810,6 @@ fn swing_row(
     let k = if c.b == 0 {
         r.dot(pivot_inv_inertia(body_a, ra) * r)
     } else {
-        let _ = rb;
         r.dot((body_a.inv_inertia + body_b.inv_inertia) * r)
     };
     if k <= f32::MIN_POSITIVE {
@@ -830,7 +828,7 @@ fn swing_row(
     let old = c.extra[0];
     c.extra[0] = (old + delta).max(0.0);
     // +λr to A, −λr to B (about the anchor) raises Ċ by λ·k.
-    apply_swing(bodies, c, ra, rb, r * (c.extra[0] - old));
+    apply_swing(bodies, c, ra, r * (c.extra[0] - old));
 }
 
 /// Applies the angular impulse `l` (−l to A, +l to B).

@@ -3,7 +3,8 @@
 #![allow(dead_code)]
 
 use impulse::physics::{
-    BodyDef, BodyHandle, BodyType, ColliderDef, Isometry, Quat, Shape, Vec3, World,
+    BodyDef, BodyHandle, BodyType, ColliderDef, Isometry, JointDef, JointKind, Quat, Shape, Vec3,
+    World,
 };
 
 /// The fixed step of every test, s.
@@ -58,6 +59,25 @@ pub fn unit_cube_stack(world: &mut World, n: usize) -> Vec<BodyHandle> {
             )
         })
         .collect()
+}
+
+/// Hangs `bob` (at (1.2, 0, 0)) on an undamped spring of `hertz` and rest length 1 m to the
+/// world origin: pulled 0.2 m from rest along x.
+pub fn undamped_spring_to_origin(world: &mut World, bob: BodyHandle, hertz: f32) {
+    let def = JointDef::between(
+        world,
+        bob,
+        None,
+        Vec3::new(1.2, 0.0, 0.0),
+        Vec3::ZERO,
+        JointKind::Spring {
+            rest_length: 1.0,
+            hertz,
+            damping_ratio: 0.0,
+            bungee: false,
+        },
+    );
+    world.create_joint(def).expect("spring");
 }
 
 /// Steps `world` `n` times.

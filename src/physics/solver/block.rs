@@ -66,6 +66,17 @@ impl CachedFactor {
     pub fn is_valid(&self) -> bool {
         self.factor.is_some()
     }
+
+    /// The points the last pivoting of this block ended with pushing (bit per point), if it
+    /// has been solved since it was factored.
+    pub fn last_active(&self) -> Option<u8> {
+        self.last_active
+    }
+
+    /// Records where a pivoting done elsewhere ([`pivot_lanes`]) ended.
+    pub fn set_last_active(&mut self, mask: u8) {
+        self.last_active = Some(mask);
+    }
 }
 
 /// The whole-block factorisations of four manifolds, one per lane, for the common case
@@ -113,33 +124,11 @@ impl FactorLanes {
         counts: [usize; LANES],
         key: u32,
     ) -> (FactorLanes, [CachedFactor; LANES]) {
-        let (zero, one) = (f32x4::ZERO, f32x4::ONE);
         let exists: [f32x4; N] = std::array::from_fn(|j| {
             f32x4::new(counts.map(|n| if j < n { f32::from_bits(u32::MAX) } else { 0.0 }))
         });
-        let mut f = FactorLanes::default();
-        let mut valid = [true; LANES];
-        for j in 0..N {
-            let diagonal = exists[j].select(a[j][j], one);
-            let mut pivot = diagonal;
-            for k in 0..j {
-                pivot -= f.l[lower(j, k)] * f.l[lower(j, k)] * f.d[k];
-            }
-            // NaN fails the comparison.
-            let good = (pivot.simd_gt(f32x4::splat(1.0e-12) * diagonal.abs()) & pivot.is_finite())
-                .to_bitmask();
-            for (l, ok) in valid.iter_mut().enumerate() {
-                *ok &= good & (1 << l) != 0;
-            }
-            f.d[j] = exists[j].select(pivot, one);
-            for i in j + 1..N {
-                let mut v = exists[i].select(a[i][j], zero);
-                for k in 0..j {
-                    v -= f.l[lower(i, k)] * f.l[lower(j, k)] * f.d[k];
-                }
-                f.l[lower(i, j)] = exists[i].select(v / f.d[j], zero);
-            }
-        }
+        let (mut f, good) = FactorLanes::factor_masked(a, &exists);
+        let valid: [bool; LANES] = std::array::from_fn(|l| good & (1 << l) != 0);
         let caches = std::array::from_fn(|l| {
             let factor = (valid[l] && counts[l] > 0).then(|| Factor {
                 l: f.l.map(|x| x.as_array()[l]),
@@ -165,6 +154,45 @@ impl FactorLanes {
             }
         }
         (f, caches)
+    }
+
+    /// Factors four lanes' blocks restricted to the points `active[j]` marks in each lane
+    /// (the others padded with the identity): in lane l, the bits [`Factor::new`] gives for
+    /// those points (a zero entry of the padding subtracts an exact zero). Returns the
+    /// factorisations and a bit per lane whose block is positive definite (the others'
+    /// entries are meaningless).
+    fn factor_masked(a: &[[f32x4; N]; N], active: &[f32x4; N]) -> (FactorLanes, u32) {
+        let (zero, one) = (f32x4::ZERO, f32x4::ONE);
+        let mut f = FactorLanes::default();
+        let mut valid = (1 << LANES) - 1;
+        for j in 0..N {
+            let diagonal = active[j].select(a[j][j], one);
+            let mut pivot = diagonal;
+            for k in 0..j {
+                pivot -= f.l[lower(j, k)] * f.l[lower(j, k)] * f.d[k];
+            }
+            // NaN fails the comparison.
+            valid &= (pivot.simd_gt(f32x4::splat(1.0e-12) * diagonal.abs()) & pivot.is_finite())
+                .to_bitmask();
+            f.d[j] = active[j].select(pivot, one);
+            for i in j + 1..N {
+                let both = active[i] & active[j];
+                let mut v = both.select(a[i][j], zero);
+                for k in 0..j {
+                    v -= f.l[lower(i, k)] * f.l[lower(j, k)] * f.d[k];
+                }
+                f.l[lower(i, j)] = both.select(v / f.d[j], zero);
+            }
+        }
+        (f, valid)
+    }
+
+    /// Lane by lane, `if_true`'s factorisation where `mask` is set, else `if_false`'s.
+    fn select(mask: f32x4, if_true: &FactorLanes, if_false: &FactorLanes) -> FactorLanes {
+        FactorLanes {
+            l: std::array::from_fn(|k| mask.select(if_true.l[k], if_false.l[k])),
+            d: std::array::from_fn(|k| mask.select(if_true.d[k], if_false.d[k])),
+        }
     }
 
     /// x ← A⁻¹·x in every lane, the operations of `Factor::substitute` in the same order
@@ -198,7 +226,7 @@ pub(crate) fn solve_lanes(
     exists: &[f32x4; N],
     candidate: f32x4,
     delta: &mut [f32x4; N],
-) -> f32x4 {
+) -> (f32x4, [f32x4; N]) {
     let mut x = *r;
     factors.substitute(&mut x);
     let mut solved = candidate;
@@ -209,8 +237,146 @@ pub(crate) fn solve_lanes(
     for j in 0..N {
         delta[j] = (solved & exists[j]).select(x[j], delta[j]);
     }
-    solved
+    (solved, x)
 }
+
+/// Rounds of [`pivot_lanes`] before the lanes still unsettled are left to [`solve_block`].
+const PIVOT_ROUNDS: usize = 4;
+
+/// The factorisations [`pivot_lanes`] made for proper subsets of four lanes' points, and
+/// which subset each lane's is for (`None`: none yet, or the block changed since).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct SubsetLanes {
+    pub factors: FactorLanes,
+    pub masks: [Option<u8>; LANES],
+}
+
+/// One pass's normal blocks of four lanes, as [`pivot_lanes`] reads them.
+pub(crate) struct BlockLanes<'a> {
+    /// K = J·M⁻¹·Jᵀ; its diagonal is not read.
+    pub k: &'a [[f32x4; N]; N],
+    /// The pass's diagonal entries.
+    pub diagonal: &'a [f32x4; N],
+    /// Points of each lane's manifold, and the lanes of each point slot as a mask.
+    pub counts: [usize; LANES],
+    pub exists: &'a [f32x4; N],
+    /// The whole blocks' factorisations (valid in the lanes `pivot_lanes` is given).
+    pub all: &'a FactorLanes,
+}
+
+/// Principal pivoting (as in [`solve_block`]) for the lanes of `pending` (a bit per lane)
+/// four at a time: the lanes the common case left, because a point lifts off or joins.
+/// Each lane starts from `start[l]` (the points its last pivoting ended with, or all of
+/// them) and toggles the first point that breaks a condition, as [`principal_pivoting`]
+/// does, with the same operations in the same order: a lane that settles gets the bits
+/// `solve_block` would give. Subset factorisations are made four lanes at once and kept in
+/// `subset` while a lane's set stays the same. Returns the lanes settled within
+/// [`PIVOT_ROUNDS`] (their Δ written into `delta`) and each one's final set of pushing
+/// points; the others (a singular subset, a non-finite solve, or more toggles) are left
+/// for `solve_block`, which starts again from `start` and so reaches the same answer.
+pub(crate) fn pivot_lanes(
+    blocks: &BlockLanes,
+    subset: &mut SubsetLanes,
+    start: [u8; LANES],
+    pending: u32,
+    r: &[f32x4; N],
+    lambda: &[f32x4; N],
+    delta: &mut [f32x4; N],
+) -> (u32, [u8; LANES]) {
+    let zero = f32x4::ZERO;
+    let all = f32::from_bits(u32::MAX);
+    let lane_mask = |bits: u32| f32x4::new(std::array::from_fn(|l| if bits & (1 << l) != 0 { all } else { 0.0 }));
+    let everyone: [u8; LANES] = blocks.counts.map(|n| ((1u32 << n) - 1) as u8);
+    let exists = blocks.exists;
+    let (mut masks, mut pending, mut settled) = (start, pending, 0u32);
+    for _ in 0..PIVOT_ROUNDS {
+        if pending == 0 {
+            break;
+        }
+        let lanes = (0..LANES).filter(|l| pending & (1 << l) != 0);
+        let (mut whole, mut refactor) = (0u32, 0u32);
+        for l in lanes {
+            if masks[l] == everyone[l] {
+                whole |= 1 << l;
+            } else if subset.masks[l] != Some(masks[l]) {
+                refactor |= 1 << l;
+            }
+        }
+        let active: [f32x4; N] = std::array::from_fn(|j| {
+            f32x4::new(std::array::from_fn(|l| if masks[l] & (1 << j) != 0 { all } else { 0.0 }))
+        });
+        if refactor != 0 {
+            let a: [[f32x4; N]; N] = std::array::from_fn(|i| {
+                std::array::from_fn(|j| if i == j { blocks.diagonal[i] } else { blocks.k[i][j] })
+            });
+            let (made, valid) = FactorLanes::factor_masked(&a, &active);
+            subset.factors = FactorLanes::select(lane_mask(refactor & valid), &made, &subset.factors);
+            for l in (0..LANES).filter(|l| refactor & (1 << l) != 0) {
+                if valid & (1 << l) != 0 {
+                    subset.masks[l] = Some(masks[l]);
+                } else {
+                    // Singular: `solve_block` enumerates.
+                    subset.masks[l] = None;
+                    pending &= !(1 << l);
+                }
+            }
+        }
+        let factor = FactorLanes::select(lane_mask(whole), blocks.all, &subset.factors);
+        // Inactive points drop their impulse (Δ_i = −λ_i); the active ones solve
+        // A_aa·Δ_a = r_a − A_ai·Δ_i.
+        let mut x = [zero; N];
+        for (i, x) in x.iter_mut().enumerate() {
+            let mut rhs = r[i];
+            for j in 0..N {
+                let dropped = exists[j] & !active[j];
+                rhs = dropped.select(rhs - blocks.k[i][j] * -lambda[j], rhs);
+            }
+            *x = active[i].select(rhs, zero);
+        }
+        factor.substitute(&mut x);
+        let mut finite = lane_mask(u32::MAX);
+        let d: [f32x4; N] = std::array::from_fn(|j| {
+            finite &= x[j].is_finite() | !active[j];
+            active[j].select(x[j], exists[j].select(-lambda[j], zero))
+        });
+        // A condition broken: an active point's impulse negative, or an inactive one
+        // approaching (w_i = (A·Δ)_i − r_i below the tolerance of `separating`).
+        let broken: [u32; N] = std::array::from_fn(|i| {
+            let negative = (lambda[i] + d[i]).simd_lt(zero);
+            let mut w = zero;
+            for (j, dj) in d.iter().enumerate() {
+                let a = if i == j { blocks.diagonal[i] } else { blocks.k[i][j] };
+                w += exists[j].select(a * *dj, zero);
+            }
+            w -= r[i];
+            let tolerance = f32x4::splat(-1.0e-5)
+                * (r[i].abs() + blocks.diagonal[i] * lambda[i].abs())
+                - f32x4::splat(f32::MIN_POSITIVE);
+            let approaching = !w.simd_ge(tolerance);
+            (exists[i] & active[i].select(negative, approaching)).to_bitmask()
+        });
+        let finite = finite.to_bitmask();
+        let round = pending;
+        for l in (0..LANES).filter(|l| round & (1 << l) != 0) {
+            if finite & (1 << l) == 0 {
+                pending &= !(1 << l);
+                continue;
+            }
+            match (0..N).find(|&i| broken[i] & (1 << l) != 0) {
+                Some(i) => masks[l] ^= 1 << i,
+                None => {
+                    for (delta, d) in delta.iter_mut().zip(&d) {
+                        delta.as_mut_array()[l] = d.as_array()[l];
+                    }
+                    settled |= 1 << l;
+                    pending &= !(1 << l);
+                }
+            }
+        }
+    }
+    (settled, masks)
+}
+
 
 /// Δ = 0 solves the block when nothing is pushing and nothing approaching (a contact that
 /// only touches, as between the neighbours of a row): λ + Δ = 0 and w = −r ≥ 0 meet every

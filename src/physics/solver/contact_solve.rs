@@ -9,9 +9,9 @@
 //! formed from the current arms, so a velocity along a direction is a few lane-wise
 //! products and an impulse three scaled additions per body.
 
-use super::block::{solve_block, solve_lanes};
+use super::block::{pivot_lanes, solve_block, solve_lanes, BlockLanes};
 use super::body::SolverBody;
-use super::lanes::{BlockLane, ConstraintLanes, LaneBlocks};
+use super::lanes::{ConstraintLanes, LaneBlocks};
 use super::simd::{f32x4, Quatx4, Vec3x4, LANES};
 use super::StepContext;
 use crate::physics::constants::RELAX_REGULARIZATION;
@@ -370,9 +370,9 @@ fn solve_normal(
         apart &= resting | !exists[j];
     }
     let apart = apart.to_bitmask();
-    let matrix = |block: &BlockLane, l: usize| {
-        let mut m = block.k;
-        for (j, row) in m.iter_mut().enumerate().take(block.count) {
+    let matrix = |cold: &LaneBlocks, l: usize| {
+        let mut m = cold.lane_k(l);
+        for (j, row) in m.iter_mut().enumerate().take(c.counts[l]) {
             row[j] = diagonal[j].as_array()[l];
         }
         m
@@ -388,7 +388,8 @@ fn solve_normal(
             Pass::Relax => 1,
         };
         if c.factor_keys[which][l] != key {
-            let a = matrix(&cold.blocks[l], l);
+            let a = matrix(cold, l);
+            cold.subsets[which].masks[l] = None;
             let cache = &mut cold.blocks[l].factors[which];
             cache.refresh(&a, n, key);
             c.factors[which].set_lane(l, cache);
@@ -400,25 +401,64 @@ fn solve_normal(
         }
     }
     let mut delta = [zero; MAX_MANIFOLD_POINTS];
-    let solved = solve_lanes(
+    let (solved, whole) = solve_lanes(
         &c.factors[which],
         &rhs,
         &lambda,
         &exists,
         f32x4::new(candidate),
         &mut delta,
-    )
-    .to_bitmask();
+    );
+    let solved = solved.to_bitmask();
+    // The lanes with a factorisation that the common case left (a point lifting off or
+    // joining): pivoting from each one's last set of pushing points, four lanes at once.
+    // A lane starting from all its points has had that first round above: the first
+    // point it found pulling leaves (a non-finite solve goes lane by lane).
     let lane_of = |x: &[f32x4; MAX_MANIFOLD_POINTS], l: usize| x.map(|v| v.as_array()[l]);
+    let mut pending = f32x4::new(candidate).to_bitmask() & !solved & !apart;
+    let mut settled = 0;
+    if pending != 0 {
+        let mut start = [0u8; LANES];
+        for (l, start) in start.iter_mut().enumerate() {
+            let n = c.counts[l];
+            let everyone = ((1u32 << n) - 1) as u8;
+            *start = match cold.blocks[l].factors[which].last_active() {
+                Some(mask) => mask,
+                None => {
+                    let x = lane_of(&whole, l);
+                    if x[..n].iter().any(|x| !x.is_finite()) {
+                        pending &= !(1 << l);
+                    }
+                    let pulling = (0..n).find(|&j| lambda[j].as_array()[l] + x[j] < 0.0);
+                    everyone ^ pulling.map_or(0, |j| 1 << j)
+                }
+            };
+        }
+        let blocks = BlockLanes {
+            k: &cold.k,
+            diagonal: &diagonal,
+            counts: c.counts,
+            exists: &exists,
+            all: &c.factors[which],
+        };
+        let subset = &mut cold.subsets[which];
+        let masks;
+        (settled, masks) = pivot_lanes(&blocks, subset, start, pending, &rhs, &lambda, &mut delta);
+        for (l, block) in cold.blocks.iter_mut().enumerate() {
+            if settled & (1 << l) != 0 {
+                block.factors[which].set_last_active(masks[l]);
+            }
+        }
+    }
     for l in 0..LANES {
         let n = c.counts[l];
-        if n == 0 || ((apart | solved) >> l) & 1 == 1 {
+        if n == 0 || ((apart | solved | settled) >> l) & 1 == 1 {
             continue;
         }
         let (r, lambda_l) = (lane_of(&rhs, l), lane_of(&lambda, l));
+        let a = matrix(cold, l);
         let block = &mut cold.blocks[l];
         let key = block.factors[which].key;
-        let a = matrix(block, l);
         let lane_delta = solve_block(&a, &r, &lambda_l, n, &mut block.factors[which], key);
         // The fallback may refactor (pivoting keeps the whole block's factorisation).
         c.factor_keys[which][l] = block.factors[which].key;

@@ -13,7 +13,7 @@
 //! at zero and they move nothing. The angular rows r×d are not stored: the iterations form
 //! them from the current arms, which is cheaper than reading them back.
 
-use super::block::{CachedFactor, FactorLanes};
+use super::block::{CachedFactor, FactorLanes, SubsetLanes};
 use super::body::SolverBody;
 use super::constraint::{invert_or_zero, ConstraintInput, PointInput};
 use super::simd::{f32x4, Mat3x4, Vec3x4, LANES};
@@ -51,11 +51,9 @@ pub(crate) struct PointLanes {
     pub relative_velocity: f32x4,
 }
 
-/// The normal block of one lane's manifold: solved lane by lane (`block.rs`).
+/// The cached factorisations of one lane's normal block (`block.rs`).
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct BlockLane {
-    /// K = J·M⁻¹·Jᵀ without the pass's diagonal terms.
-    pub k: [[f32; MAX_MANIFOLD_POINTS]; MAX_MANIFOLD_POINTS],
     pub factors: [CachedFactor; 2],
     /// Points of this lane's manifold (0: empty lane).
     pub count: usize,
@@ -72,14 +70,26 @@ pub(crate) struct RollingLane {
 }
 
 /// The parts of four constraints that a pass rarely touches, kept apart from
-/// [`ConstraintLanes`] so the passes stream less memory: each lane's normal block with its
-/// cached factorisations (read when a pass's matrix changes, and by the lane-by-lane
-/// fallback) and rolling resistance. `StepScratch` keeps them in an array of their own,
-/// index for index with the lane groups.
+/// [`ConstraintLanes`] so the passes stream less memory: the lanes' normal blocks with
+/// their cached factorisations (read when a pass's matrix changes, and when a point lifts
+/// off or joins) and rolling resistance. `StepScratch` keeps them in an array of their
+/// own, index for index with the lane groups.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct LaneBlocks {
     pub rolling: [RollingLane; LANES],
+    /// K = J·M⁻¹·Jᵀ of the four lanes without the passes' diagonal terms (zero outside each
+    /// lane's manifold).
+    pub k: [[f32x4; MAX_MANIFOLD_POINTS]; MAX_MANIFOLD_POINTS],
     pub blocks: [BlockLane; LANES],
+    /// Per pass (biased, relax): the subsets' factorisations of `block::pivot_lanes`.
+    pub subsets: [SubsetLanes; 2],
+}
+
+impl LaneBlocks {
+    /// Lane `l`'s K, zero outside its manifold.
+    pub fn lane_k(&self, l: usize) -> [[f32; MAX_MANIFOLD_POINTS]; MAX_MANIFOLD_POINTS] {
+        self.k.map(|row| row.map(|x| x.as_array()[l]))
+    }
 }
 
 /// Four constraints of one colour (see the module notes): what every pass reads.
@@ -298,20 +308,22 @@ impl ConstraintLanes {
             q.relative_velocity = exists.select(dv.dot(self.normal), zero);
             *rows = (row_a, row_b);
         }
-        // K's entries (symmetric), written into each lane's block.
+        // K's entries (symmetric); zero outside each lane's manifold in the blocks' copy.
         let mut k = [[zero; MAX_MANIFOLD_POINTS]; MAX_MANIFOLD_POINTS];
         for (i, &(row_a, row_b)) in normal_rows.iter().enumerate().take(self.count) {
             for (j, pj) in self.points.iter().enumerate().take(self.count).skip(i) {
                 let (pj_a, pj_b) = (pj.turn_a, pj.turn_b);
                 let kij = linear + row_a.dot(pj_a) + row_b.dot(pj_b);
                 (k[i][j], k[j][i]) = (kij, kij);
-                let kij = kij.to_array();
-                for (l, block) in cold.blocks.iter_mut().enumerate() {
-                    if j < block.count {
-                        block.k[i][j] = kij[l];
-                        block.k[j][i] = kij[l];
+                // j ≥ i: point j exists where both do.
+                let kij = f32x4::new(std::array::from_fn(|l| {
+                    if j < counts[l] {
+                        kij.as_array()[l]
+                    } else {
+                        0.0
                     }
-                }
+                }));
+                (cold.k[i][j], cold.k[j][i]) = (kij, kij);
             }
         }
         // Both passes' blocks factored for the common case, every point touching (key 1,
@@ -516,7 +528,7 @@ mod tests {
         let s = shared(7, Vec3::Y);
         let input = ConstraintInput::new(1, 2, &[point(p0, p0 + below), point(p1, p1 + below)], s);
         let (c, cold) = prepared(&[input], &bodies);
-        let k = cold.blocks[0].k;
+        let k = cold.lane_k(0);
         assert!((k[0][0] - 8.0).abs() < 1e-5);
         assert!((k[1][1] - 8.0).abs() < 1e-5);
         assert!((k[0][1] - 2.0).abs() < 1e-5 && k[1][0] == k[0][1]);
@@ -618,7 +630,7 @@ mod tests {
                     assert_eq!(lane.diagonal.as_array()[l], 0.0);
                     assert_eq!(lane.lever.as_array()[l], 0.0);
                     assert_eq!(lane.normal_impulse.as_array()[l], 0.0);
-                    assert_eq!(cold.blocks[l].k[i], [0.0; 4]);
+                    assert_eq!(cold.lane_k(l)[i], [0.0; 4]);
                     continue;
                 }
                 let p = &input.points[i];
@@ -631,7 +643,7 @@ mod tests {
                         turns(&input.points[i.max(j)]),
                     );
                     let expected = linear + ui.0.dot(wj.0) + ui.1.dot(wj.1);
-                    assert_eq!(cold.blocks[l].k[i][j], expected);
+                    assert_eq!(cold.lane_k(l)[i][j], expected);
                 }
                 let (wa, wb) = turns(p);
                 let k = linear + ua.dot(wa) + ub.dot(wb);

@@ -9,7 +9,7 @@
 //! formed from the current arms, so a velocity along a direction is a few lane-wise
 //! products and an impulse three scaled additions per body.
 
-use super::block::{pivot_lanes, solve_block, solve_lanes, BlockLanes};
+use super::block::{solve_lanes, sweep_lanes};
 use super::body::SolverBody;
 use super::lanes::{ConstraintLanes, LaneBlocks};
 use super::simd::{f32x4, Quatx4, Vec3x4, LANES};
@@ -354,7 +354,7 @@ fn solve_normal(
     // changed (it depends on the pass and, in the biased pass, on which points are
     // speculative: that is the key; speculative or not, a relax-pass entry is K_ii·(1 + ε)).
     // A lane with nothing pushing or approaching keeps Δ = 0; the others try the common
-    // case, every point pushing, four lanes at once, and solve lane by lane if it fails.
+    // case, every point pushing, four lanes at once, and sweep if it fails (`block.rs`).
     let which = match pass {
         Pass::Biased => 0,
         Pass::Relax => 1,
@@ -363,20 +363,18 @@ fn solve_normal(
     let all = f32::from_bits(u32::MAX);
     let exists: [f32x4; MAX_MANIFOLD_POINTS] =
         std::array::from_fn(|j| f32x4::new(c.counts.map(|n| if j < n { all } else { 0.0 })));
-    // Resting apart (`block::resting_apart`): every point's λ = 0 and r ≤ 0.
+    // Resting apart: every point's λ = 0 and r ≤ 0, so Δ = 0 meets every condition.
     let mut apart = f32x4::new(c.counts.map(|n| if n > 0 { all } else { 0.0 }));
     for j in 0..c.count {
         let resting = lambda[j].simd_eq(zero) & rhs[j].simd_le(zero);
         apart &= resting | !exists[j];
     }
     let apart = apart.to_bitmask();
-    let matrix = |cold: &LaneBlocks, l: usize| {
-        let mut m = cold.lane_k(l);
-        for (j, row) in m.iter_mut().enumerate().take(c.counts[l]) {
-            row[j] = diagonal[j].as_array()[l];
-        }
-        m
-    };
+    // The pass's matrix: K with the pass's diagonal.
+    let mut a = cold.k;
+    for (j, row) in a.iter_mut().enumerate() {
+        row[j] = diagonal[j];
+    }
     let mut candidate = [0.0; LANES];
     for (l, candidate) in candidate.iter_mut().enumerate() {
         let n = c.counts[l];
@@ -388,8 +386,7 @@ fn solve_normal(
             Pass::Relax => 1,
         };
         if c.factor_keys[which][l] != key {
-            let a = matrix(cold, l);
-            cold.subsets[which].masks[l] = None;
+            let a = a.map(|row| row.map(|x| x.as_array()[l]));
             let cache = &mut cold.blocks[l].factors[which];
             cache.refresh(&a, n, key);
             c.factors[which].set_lane(l, cache);
@@ -401,71 +398,30 @@ fn solve_normal(
         }
     }
     let mut delta = [zero; MAX_MANIFOLD_POINTS];
-    let (solved, whole) = solve_lanes(
+    let solved = solve_lanes(
         &c.factors[which],
         &rhs,
         &lambda,
         &exists,
         f32x4::new(candidate),
         &mut delta,
-    );
-    let solved = solved.to_bitmask();
-    // The lanes with a factorisation that the common case left (a point lifting off or
-    // joining): pivoting from each one's last set of pushing points, four lanes at once.
-    // A lane starting from all its points has had that first round above: the first
-    // point it found pulling leaves (a non-finite solve goes lane by lane).
-    let lane_of = |x: &[f32x4; MAX_MANIFOLD_POINTS], l: usize| x.map(|v| v.as_array()[l]);
-    let mut pending = f32x4::new(candidate).to_bitmask() & !solved & !apart;
-    let mut settled = 0;
-    if pending != 0 {
-        let mut start = [0u8; LANES];
-        for (l, start) in start.iter_mut().enumerate() {
-            let n = c.counts[l];
-            let everyone = ((1u32 << n) - 1) as u8;
-            *start = match cold.blocks[l].factors[which].last_active() {
-                Some(mask) => mask,
-                None => {
-                    let x = lane_of(&whole, l);
-                    if x[..n].iter().any(|x| !x.is_finite()) {
-                        pending &= !(1 << l);
-                    }
-                    let pulling = (0..n).find(|&j| lambda[j].as_array()[l] + x[j] < 0.0);
-                    everyone ^ pulling.map_or(0, |j| 1 << j)
-                }
-            };
-        }
-        let blocks = BlockLanes {
-            k: &cold.k,
-            diagonal: &diagonal,
-            counts: c.counts,
-            exists: &exists,
-            all: &c.factors[which],
-        };
-        let subset = &mut cold.subsets[which];
-        let masks;
-        (settled, masks) = pivot_lanes(&blocks, subset, start, pending, &rhs, &lambda, &mut delta);
-        for (l, block) in cold.blocks.iter_mut().enumerate() {
-            if settled & (1 << l) != 0 {
-                block.factors[which].set_last_active(masks[l]);
+    )
+    .to_bitmask();
+    let left = c
+        .counts
+        .iter()
+        .enumerate()
+        .fold(0, |left, (l, &n)| left | u32::from(n > 0) << l)
+        & !(apart | solved);
+    if left != 0 {
+        let lanes = f32x4::new(std::array::from_fn(|l| {
+            if left & (1 << l) != 0 {
+                all
+            } else {
+                0.0
             }
-        }
-    }
-    for l in 0..LANES {
-        let n = c.counts[l];
-        if n == 0 || ((apart | solved | settled) >> l) & 1 == 1 {
-            continue;
-        }
-        let (r, lambda_l) = (lane_of(&rhs, l), lane_of(&lambda, l));
-        let a = matrix(cold, l);
-        let block = &mut cold.blocks[l];
-        let key = block.factors[which].key;
-        let lane_delta = solve_block(&a, &r, &lambda_l, n, &mut block.factors[which], key);
-        // The fallback may refactor (pivoting keeps the whole block's factorisation).
-        c.factor_keys[which][l] = block.factors[which].key;
-        c.factor_valid[which][l] = block.factors[which].is_valid();
-        for (j, d) in lane_delta.into_iter().enumerate().take(n) {
-            delta[j].as_mut_array()[l] = d;
-        }
+        }));
+        sweep_lanes(&a, &exists, lanes, &rhs, &lambda, &mut delta);
     }
     // All the points' impulses at once: Σλ_i along n, and each body's turn Σλ_i·I⁻¹(r_i×n),
     // of which the shift's part is (Σλ_i)·I⁻¹(s×n).

@@ -13,7 +13,7 @@
 //! at zero and they move nothing. The angular rows r×d are not stored: the iterations form
 //! them from the current arms, which is cheaper than reading them back.
 
-use super::block::{CachedFactor, FactorLanes, SubsetLanes};
+use super::block::{CachedFactor, FactorLanes};
 use super::body::SolverBody;
 use super::constraint::{invert_or_zero, ConstraintInput, PointInput};
 use super::simd::{f32x4, Mat3x4, Vec3x4, LANES};
@@ -81,10 +81,9 @@ pub(crate) struct LaneBlocks {
     /// lane's manifold).
     pub k: [[f32x4; MAX_MANIFOLD_POINTS]; MAX_MANIFOLD_POINTS],
     pub blocks: [BlockLane; LANES],
-    /// Per pass (biased, relax): the subsets' factorisations of `block::pivot_lanes`.
-    pub subsets: [SubsetLanes; 2],
 }
 
+#[cfg(test)]
 impl LaneBlocks {
     /// Lane `l`'s K, zero outside its manifold.
     pub fn lane_k(&self, l: usize) -> [[f32; MAX_MANIFOLD_POINTS]; MAX_MANIFOLD_POINTS] {

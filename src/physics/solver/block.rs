@@ -199,13 +199,14 @@ pub(crate) fn solve_lanes(
 /// Sweeps of [`sweep_lanes`] per pass.
 pub(crate) const FALLBACK_SWEEPS: usize = 2;
 
-/// Projected Gauss–Seidel over the points of the lanes `lanes` masks, [`FALLBACK_SWEEPS`]
-/// times, from Δ = 0 (the impulses as the warm start and the passes so far left them):
+/// Projected Gauss–Seidel over the points of the lanes `lanes` masks (the matrix A is `k`
+/// off the diagonal and `diagonal` on it), [`FALLBACK_SWEEPS`] times, from Δ = 0 (the impulses as the warm start and the passes so far left them):
 /// point by point, w_i = (A·Δ)_i − r_i and Δ_i ← max(λ_i + Δ_i − w_i/A_ii, 0) − λ_i. A point
 /// with A_ii not positive, or whose update is not finite, keeps its Δ. Writes those lanes'
 /// Δ into `delta`.
 pub(crate) fn sweep_lanes(
-    a: &[[f32x4; N]; N],
+    k: &[[f32x4; N]; N],
+    diagonal: &[f32x4; N],
     exists: &[f32x4; N],
     lanes: f32x4,
     r: &[f32x4; N],
@@ -213,15 +214,15 @@ pub(crate) fn sweep_lanes(
     delta: &mut [f32x4; N],
 ) {
     let zero = f32x4::ZERO;
-    let usable: [f32x4; N] = std::array::from_fn(|i| exists[i] & a[i][i].simd_gt(zero));
+    let usable: [f32x4; N] = std::array::from_fn(|i| exists[i] & diagonal[i].simd_gt(zero));
     let mut d = [zero; N];
     for _ in 0..FALLBACK_SWEEPS {
         for i in 0..N {
             let mut w = -r[i];
-            for (a, d) in a[i].iter().zip(&d) {
-                w += *a * *d;
+            for (j, d) in d.iter().enumerate() {
+                w += if i == j { diagonal[i] } else { k[i][j] } * *d;
             }
-            let next = (lambda[i] + d[i] - w / a[i][i]).max(zero) - lambda[i];
+            let next = (lambda[i] + d[i] - w / diagonal[i]).max(zero) - lambda[i];
             d[i] = (usable[i] & next.is_finite()).select(next, d[i]);
         }
     }
@@ -321,6 +322,7 @@ mod tests {
         let lanes: [[f32x4; N]; N] = a.map(|row| row.map(splat));
         let exists: [f32x4; N] =
             std::array::from_fn(|j| splat(if j < n { f32::from_bits(u32::MAX) } else { 0.0 }));
+        let diagonal: [f32x4; N] = std::array::from_fn(|i| lanes[i][i]);
         let (factors, caches) = FactorLanes::factor(&lanes, [n; LANES], 1);
         let candidate = if caches[0].is_valid() {
             exists[0]
@@ -331,7 +333,9 @@ mod tests {
         let mut delta = [f32x4::ZERO; N];
         let solved = solve_lanes(&factors, &r, &lambda, &exists, candidate, &mut delta);
         if solved.to_bitmask() & 1 == 0 {
-            sweep_lanes(&lanes, &exists, exists[0], &r, &lambda, &mut delta);
+            sweep_lanes(
+                &lanes, &diagonal, &exists, exists[0], &r, &lambda, &mut delta,
+            );
         }
         (delta.map(|d| d.as_array()[0]), solved.to_bitmask() & 1 == 1)
     }

@@ -11,7 +11,7 @@
 
 use super::block::{solve_lanes, sweep_lanes};
 use super::body::SolverBody;
-use super::lanes::{ConstraintLanes, LaneBlocks};
+use super::lanes::{valid_mask, ConstraintLanes, LaneBlocks};
 use super::simd::{f32x4, Quatx4, Vec3x4, LANES};
 use super::StepContext;
 use crate::physics::constants::RELAX_REGULARIZATION;
@@ -360,41 +360,37 @@ fn solve_normal(
         Pass::Relax => 1,
     };
     let lambda: [f32x4; MAX_MANIFOLD_POINTS] = std::array::from_fn(|j| c.points[j].normal_impulse);
-    let all = f32::from_bits(u32::MAX);
-    let exists: [f32x4; MAX_MANIFOLD_POINTS] =
-        std::array::from_fn(|j| f32x4::new(c.counts.map(|n| if j < n { all } else { 0.0 })));
-    // Resting apart: every point's λ = 0 and r ≤ 0, so Δ = 0 meets every condition.
-    let mut apart = f32x4::new(c.counts.map(|n| if n > 0 { all } else { 0.0 }));
+    let exists = c.exists;
+    // Resting apart: every point's λ = 0 and r ≤ 0, so Δ = 0 meets every condition. A lane
+    // with a manifold has a point 0.
+    let mut apart = exists[0];
     for j in 0..c.count {
         let resting = lambda[j].simd_eq(zero) & rhs[j].simd_le(zero);
         apart &= resting | !exists[j];
     }
-    let apart = apart.to_bitmask();
-    // The pass's matrix: K with the pass's diagonal.
-    let mut a = cold.k;
-    for (j, row) in a.iter_mut().enumerate() {
-        row[j] = diagonal[j];
-    }
-    let mut candidate = [0.0; LANES];
-    for (l, candidate) in candidate.iter_mut().enumerate() {
-        let n = c.counts[l];
-        if n == 0 || (apart >> l) & 1 == 1 {
-            continue;
-        }
-        let key = match pass {
-            Pass::Biased => (0..n).fold(1, |key, j| key | ((speculative[j] >> l) & 1) << (j + 1)),
-            Pass::Relax => 1,
-        };
-        if c.factor_keys[which][l] != key {
-            let a = a.map(|row| row.map(|x| x.as_array()[l]));
+    let keys: [u32; LANES] = match pass {
+        Pass::Biased => std::array::from_fn(|l| {
+            (0..MAX_MANIFOLD_POINTS).fold(1, |key, j| key | ((speculative[j] >> l) & 1) << (j + 1))
+        }),
+        Pass::Relax => [1; LANES],
+    };
+    let working = (exists[0] & !apart).to_bitmask();
+    if keys != c.factor_keys[which] {
+        for l in (0..LANES).filter(|l| working & (1 << l) != 0) {
+            if c.factor_keys[which][l] == keys[l] {
+                continue;
+            }
+            let a: [[f32; MAX_MANIFOLD_POINTS]; MAX_MANIFOLD_POINTS] = std::array::from_fn(|i| {
+                std::array::from_fn(|j| {
+                    let k = if i == j { diagonal[i] } else { cold.k[i][j] };
+                    k.as_array()[l]
+                })
+            });
             let cache = &mut cold.blocks[l].factors[which];
-            cache.refresh(&a, n, key);
+            cache.refresh(&a, c.counts[l], keys[l]);
             c.factors[which].set_lane(l, cache);
-            c.factor_keys[which][l] = key;
-            c.factor_valid[which][l] = cache.is_valid();
-        }
-        if c.factor_valid[which][l] {
-            *candidate = all;
+            c.factor_keys[which][l] = keys[l];
+            c.factor_valid[which].as_mut_array()[l] = valid_mask(cache.is_valid());
         }
     }
     let mut delta = [zero; MAX_MANIFOLD_POINTS];
@@ -403,25 +399,12 @@ fn solve_normal(
         &rhs,
         &lambda,
         &exists,
-        f32x4::new(candidate),
+        c.factor_valid[which] & exists[0] & !apart,
         &mut delta,
-    )
-    .to_bitmask();
-    let left = c
-        .counts
-        .iter()
-        .enumerate()
-        .fold(0, |left, (l, &n)| left | u32::from(n > 0) << l)
-        & !(apart | solved);
-    if left != 0 {
-        let lanes = f32x4::new(std::array::from_fn(|l| {
-            if left & (1 << l) != 0 {
-                all
-            } else {
-                0.0
-            }
-        }));
-        sweep_lanes(&a, &exists, lanes, &rhs, &lambda, &mut delta);
+    );
+    let left = exists[0] & !apart & !solved;
+    if left.any() {
+        sweep_lanes(&cold.k, &diagonal, &exists, left, &rhs, &lambda, &mut delta);
     }
     // All the points' impulses at once: Σλ_i along n, and each body's turn Σλ_i·I⁻¹(r_i×n),
     // of which the shift's part is (Σλ_i)·I⁻¹(s×n).

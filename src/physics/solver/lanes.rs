@@ -114,15 +114,17 @@ pub(crate) struct ConstraintLanes {
     pub shared_point: f32x4,
     /// The most points of any lane.
     pub count: usize,
-    /// Points of each lane's manifold (0: empty lane).
+    /// Points of each lane's manifold (0: empty lane), and as masks: all bits set in
+    /// `exists[j]`'s lanes whose manifold has a point j.
     pub counts: [usize; LANES],
+    pub exists: [f32x4; MAX_MANIFOLD_POINTS],
     /// True when some lane has rolling resistance (in [`LaneBlocks`]).
     pub any_rolling: bool,
     /// Per pass (biased, relax) and lane: the key of the block factorisation cached in
     /// [`LaneBlocks`], and whether it is valid (copies, so a pass whose matrix did not
     /// change never reads the blocks).
     pub factor_keys: [[u32; LANES]; 2],
-    pub factor_valid: [[bool; LANES]; 2],
+    pub factor_valid: [f32x4; 2],
     /// The lanes' cached whole-block factorisations of the biased and the relax pass,
     /// side by side (copies of the blocks' `factors`).
     pub factors: [FactorLanes; 2],
@@ -219,6 +221,7 @@ impl ConstraintLanes {
                 b.angular_velocity,
             ];
         }
+        self.exists = std::array::from_fn(|j| f32x4::new(counts.map(|n| valid_mask(j < n))));
         let linear = f32x4::new(linear);
         let compliance_scale = f32x4::new(compliance_scale);
         let warm = f32x4::new(warm);
@@ -273,13 +276,7 @@ impl ConstraintLanes {
         for (j, rows) in normal_rows.iter_mut().enumerate().take(self.count) {
             // Point slot j exists in lane l when that lane's manifold has more than j points;
             // elsewhere its arms are zero and every value is masked to zero.
-            let exists = f32x4::new(std::array::from_fn(|l| {
-                if j < counts[l] {
-                    f32::from_bits(u32::MAX)
-                } else {
-                    0.0
-                }
-            }));
+            let exists = self.exists[j];
             let points = point_input(j);
             let ra = Vec3x4::gather(points.map(|p| p.anchor_a));
             let rb = Vec3x4::gather(points.map(|p| p.anchor_b));
@@ -344,7 +341,7 @@ impl ConstraintLanes {
             self.factors[which] = factors;
             for (l, (block, cache)) in cold.blocks.iter_mut().zip(caches).enumerate() {
                 self.factor_keys[which][l] = cache.key;
-                self.factor_valid[which][l] = cache.is_valid();
+                self.factor_valid[which].as_mut_array()[l] = valid_mask(cache.is_valid());
                 block.factors[which] = cache;
             }
         }
@@ -414,6 +411,16 @@ pub(crate) struct LaneImpulses {
     pub rolling: Vec3,
     /// Twist friction impulse about the normal, N·m·s.
     pub twist: f32,
+}
+
+/// All bits set when `on` (a lane mask), else zero.
+#[inline]
+pub(crate) fn valid_mask(on: bool) -> f32 {
+    if on {
+        f32::from_bits(u32::MAX)
+    } else {
+        0.0
+    }
 }
 
 /// Inverse of the 2×2 matrix K_t = [t_i·(1/m_a + 1/m_b)t_j + (r_a×t_i)·I_a⁻¹(r_a×t_j) + …]

@@ -21,46 +21,16 @@
 //! like every other engine's rows, keep every stability test where the exact solve had it
 //! (docs/performance.md, eighth round).
 
-use super::simd::{f32x4, LANES};
+use super::simd::f32x4;
 use crate::physics::narrow_phase::MAX_MANIFOLD_POINTS;
 
 const N: usize = MAX_MANIFOLD_POINTS;
 
-/// The factorisation of a manifold's whole block, kept while its matrix stays the same: the
-/// matrix of a pass changes only with which points are speculative, so a resting manifold
-/// factors each pass's block once per step instead of once per iteration.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct CachedFactor {
-    /// Which matrix it factors (chosen by the caller, never 0); 0: nothing cached yet.
-    pub key: u32,
-    /// `None` when that matrix is not positive definite.
-    factor: Option<Factor>,
-}
-
-impl CachedFactor {
-    /// Factors the whole of `a` (its first `n` points) under `key` unless that is what it
-    /// holds. True when it changed.
-    pub fn refresh(&mut self, a: &[[f32; N]; N], n: usize, key: u32) -> bool {
-        if self.key == key {
-            return false;
-        }
-        let all: [usize; N] = std::array::from_fn(|i| i);
-        *self = CachedFactor {
-            key,
-            factor: Factor::new(a, &all[..n]),
-        };
-        true
-    }
-
-    /// True when it holds a factorisation (the matrix was positive definite).
-    pub fn is_valid(&self) -> bool {
-        self.factor.is_some()
-    }
-}
-
 /// The whole-block factorisations of four manifolds, one per lane, for the common case
 /// (every point pushing, see [`solve_lanes`]). A lane with fewer points, or none, is padded
-/// with the identity.
+/// with the identity. The matrix of a pass changes only with which points are speculative,
+/// so a resting manifold is factored once per step and pass (the caller keeps a key of the
+/// matrix each lane holds), not once per iteration.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct FactorLanes {
     l: [f32x4; 6],
@@ -77,9 +47,9 @@ impl Default for FactorLanes {
 }
 
 impl FactorLanes {
-    /// Copies lane `lane`'s factorisation from `cache` (the identity when it has none).
-    pub fn set_lane(&mut self, lane: usize, cache: &CachedFactor) {
-        let (l, d) = match cache.factor {
+    /// Sets lane `lane`'s factorisation (the identity for `None`).
+    pub fn set_lane(&mut self, lane: usize, factor: Option<&Factor>) {
+        let (l, d) = match factor {
             Some(f) => {
                 let d = std::array::from_fn(|j| if j < f.m { f.d[j] } else { 1.0 });
                 (f.l, d)
@@ -94,21 +64,14 @@ impl FactorLanes {
         }
     }
 
-    /// Factors four lanes' blocks at once: lane l's first `counts[l]` points, padded with
-    /// the identity. The operations of [`Factor::new`] in the same order, so a lane gets
-    /// the scalar bits; a lane whose block is not positive definite holds the identity.
-    /// Also returns each lane's cache entry under `key` (see [`CachedFactor`]).
-    pub fn factor(
-        a: &[[f32x4; N]; N],
-        counts: [usize; LANES],
-        key: u32,
-    ) -> (FactorLanes, [CachedFactor; LANES]) {
+    /// Factors four lanes' blocks at once: in lane l the points `exists[j]` marks (the
+    /// first few), padded with the identity. The operations of [`Factor::new`] in the same
+    /// order, so a lane gets the scalar bits. Also returns a mask of the lanes whose block
+    /// is positive definite and not empty; the others hold the identity.
+    pub fn factor(a: &[[f32x4; N]; N], exists: &[f32x4; N]) -> (FactorLanes, f32x4) {
         let (zero, one) = (f32x4::ZERO, f32x4::ONE);
-        let exists: [f32x4; N] = std::array::from_fn(|j| {
-            f32x4::new(counts.map(|n| if j < n { f32::from_bits(u32::MAX) } else { 0.0 }))
-        });
         let mut f = FactorLanes::default();
-        let mut valid = [true; LANES];
+        let mut valid = exists[0];
         for j in 0..N {
             let diagonal = exists[j].select(a[j][j], one);
             let mut pivot = diagonal;
@@ -116,11 +79,7 @@ impl FactorLanes {
                 pivot -= f.l[lower(j, k)] * f.l[lower(j, k)] * f.d[k];
             }
             // NaN fails the comparison.
-            let good = (pivot.simd_gt(f32x4::splat(1.0e-12) * diagonal.abs()) & pivot.is_finite())
-                .to_bitmask();
-            for (l, ok) in valid.iter_mut().enumerate() {
-                *ok &= good & (1 << l) != 0;
-            }
+            valid &= pivot.simd_gt(f32x4::splat(1.0e-12) * diagonal.abs()) & pivot.is_finite();
             f.d[j] = exists[j].select(pivot, one);
             for i in j + 1..N {
                 let mut v = exists[i].select(a[i][j], zero);
@@ -130,26 +89,9 @@ impl FactorLanes {
                 f.l[lower(i, j)] = exists[i].select(v / f.d[j], zero);
             }
         }
-        let caches = std::array::from_fn(|l| {
-            let factor = (valid[l] && counts[l] > 0).then(|| Factor {
-                l: f.l.map(|x| x.as_array()[l]),
-                d: std::array::from_fn(|j| {
-                    if j < counts[l] {
-                        f.d[j].as_array()[l]
-                    } else {
-                        0.0
-                    }
-                }),
-                m: counts[l],
-            });
-            CachedFactor { key, factor }
-        });
-        for (l, cache) in caches.iter().enumerate() {
-            if cache.factor.is_none() {
-                f.set_lane(l, cache);
-            }
-        }
-        (f, caches)
+        f.l = f.l.map(|x| valid.select(x, zero));
+        f.d = f.d.map(|x| valid.select(x, one));
+        (f, valid)
     }
 
     /// x ← A⁻¹·x in every lane, the operations of `Factor::substitute` in the same order
@@ -236,7 +178,7 @@ pub(crate) fn sweep_lanes(
 /// of the work of Gaussian elimination with partial pivoting, and this is the solver's
 /// innermost call (every manifold, every pass, every sub-step).
 #[derive(Clone, Copy, Debug)]
-struct Factor {
+pub(crate) struct Factor {
     /// L below the diagonal, packed row by row: L₁₀, L₂₀, L₂₁, L₃₀, L₃₁, L₃₂.
     l: [f32; 6],
     d: [f32; N],
@@ -250,6 +192,12 @@ const fn lower(i: usize, j: usize) -> usize {
 }
 
 impl Factor {
+    /// The factorisation of the first `n` points of `a`; `None` as for [`Factor::new`].
+    pub fn whole(a: &[[f32; N]; N], n: usize) -> Option<Factor> {
+        let all: [usize; N] = std::array::from_fn(|i| i);
+        Factor::new(a, &all[..n])
+    }
+
     /// `None` when A_ss is singular or not positive definite (a pivot at or below 10⁻¹² of
     /// its diagonal entry, or not finite).
     fn new(a: &[[f32; N]; N], idx: &[usize]) -> Option<Factor> {
@@ -298,6 +246,7 @@ impl Factor {
 
 #[cfg(test)]
 mod tests {
+    use super::super::simd::LANES;
     use super::*;
 
     /// Checks the LCP conditions of a solution to `tolerance`.
@@ -323,12 +272,7 @@ mod tests {
         let exists: [f32x4; N] =
             std::array::from_fn(|j| splat(if j < n { f32::from_bits(u32::MAX) } else { 0.0 }));
         let diagonal: [f32x4; N] = std::array::from_fn(|i| lanes[i][i]);
-        let (factors, caches) = FactorLanes::factor(&lanes, [n; LANES], 1);
-        let candidate = if caches[0].is_valid() {
-            exists[0]
-        } else {
-            f32x4::ZERO
-        };
+        let (factors, candidate) = FactorLanes::factor(&lanes, &exists);
         let (r, lambda) = (r.map(splat), lambda.map(splat));
         let mut delta = [f32x4::ZERO; N];
         let solved = solve_lanes(&factors, &r, &lambda, &exists, candidate, &mut delta);
@@ -444,7 +388,10 @@ mod tests {
             let lanes: [[f32x4; N]; N] = std::array::from_fn(|i| {
                 std::array::from_fn(|j| f32x4::new(std::array::from_fn(|l| blocks[l][i][j])))
             });
-            let (factors, caches) = FactorLanes::factor(&lanes, counts, 5);
+            let exists: [f32x4; N] = std::array::from_fn(|j| {
+                f32x4::new(counts.map(|n| if j < n { f32::from_bits(u32::MAX) } else { 0.0 }))
+            });
+            let (factors, valid) = FactorLanes::factor(&lanes, &exists);
             let r: [f32x4; N] =
                 std::array::from_fn(|_| f32x4::new(std::array::from_fn(|_| next())));
             let mut x = r;
@@ -452,14 +399,25 @@ mod tests {
             for l in 0..LANES {
                 let all: Vec<usize> = (0..counts[l]).collect();
                 let alone = Factor::new(&blocks[l], &all);
-                assert_eq!(caches[l].key, 5);
-                assert_eq!(alone.is_some(), caches[l].is_valid(), "lane {l}");
+                assert_eq!(
+                    alone.is_some(),
+                    valid.to_bitmask() & (1 << l) != 0,
+                    "lane {l}"
+                );
                 if l == singular && counts[l] >= 2 {
                     assert!(alone.is_none());
                 }
-                let Some(alone) = alone else { continue };
-                let lane = caches[l].factor.expect("valid");
-                assert_eq!((lane.l, lane.d, lane.m), (alone.l, alone.d, alone.m));
+                let Some(alone) = alone else {
+                    // The identity in its place.
+                    assert!(factors.l.iter().all(|x| x.as_array()[l] == 0.0));
+                    assert!(factors.d.iter().all(|x| x.as_array()[l] == 1.0));
+                    continue;
+                };
+                assert_eq!(factors.l.map(|x| x.as_array()[l]), alone.l);
+                for j in 0..N {
+                    let d = if j < alone.m { alone.d[j] } else { 1.0 };
+                    assert_eq!(factors.d[j].as_array()[l], d);
+                }
                 let mut y = r.map(|v| v.as_array()[l]);
                 alone.substitute(&mut y);
                 for j in 0..counts[l] {

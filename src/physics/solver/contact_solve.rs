@@ -9,7 +9,7 @@
 //! formed from the current arms, so a velocity along a direction is a few lane-wise
 //! products and an impulse three scaled additions per body.
 
-use super::block::{solve_lanes, sweep_lanes};
+use super::block::{solve_lanes, sweep_lanes, Factor};
 use super::body::SolverBody;
 use super::lanes::{valid_mask, ConstraintLanes, LaneBlocks};
 use super::simd::{f32x4, Quatx4, Vec3x4, LANES};
@@ -386,11 +386,10 @@ fn solve_normal(
                     k.as_array()[l]
                 })
             });
-            let cache = &mut cold.blocks[l].factors[which];
-            cache.refresh(&a, c.counts[l], keys[l]);
-            c.factors[which].set_lane(l, cache);
+            let factor = Factor::whole(&a, c.counts[l]);
+            c.factors[which].set_lane(l, factor.as_ref());
             c.factor_keys[which][l] = keys[l];
-            c.factor_valid[which].as_mut_array()[l] = valid_mask(cache.is_valid());
+            c.factor_valid[which].as_mut_array()[l] = valid_mask(factor.is_some());
         }
     }
     let mut delta = [zero; MAX_MANIFOLD_POINTS];

@@ -13,7 +13,7 @@
 //! at zero and they move nothing. The angular rows r×d are not stored: the iterations form
 //! them from the current arms, which is cheaper than reading them back.
 
-use super::block::{CachedFactor, FactorLanes};
+use super::block::FactorLanes;
 use super::body::SolverBody;
 use super::constraint::{invert_or_zero, ConstraintInput, PointInput};
 use super::simd::{f32x4, Mat3x4, Vec3x4, LANES};
@@ -51,14 +51,6 @@ pub(crate) struct PointLanes {
     pub relative_velocity: f32x4,
 }
 
-/// The cached factorisations of one lane's normal block (`block.rs`).
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct BlockLane {
-    pub factors: [CachedFactor; 2],
-    /// Points of this lane's manifold (0: empty lane).
-    pub count: usize,
-}
-
 /// Rolling resistance of one lane (rare: solved lane by lane).
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct RollingLane {
@@ -70,9 +62,9 @@ pub(crate) struct RollingLane {
 }
 
 /// The parts of four constraints that a pass rarely touches, kept apart from
-/// [`ConstraintLanes`] so the passes stream less memory: the lanes' normal blocks with
-/// their cached factorisations (read when a pass's matrix changes, and when a point lifts
-/// off or joins) and rolling resistance. `StepScratch` keeps them in an array of their
+/// [`ConstraintLanes`] so the passes stream less memory: the lanes' normal blocks (read
+/// when a pass's matrix changes, and when a point lifts off or joins) and rolling
+/// resistance. `StepScratch` keeps them in an array of their
 /// own, index for index with the lane groups.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct LaneBlocks {
@@ -80,7 +72,6 @@ pub(crate) struct LaneBlocks {
     /// K = J·M⁻¹·Jᵀ of the four lanes without the passes' diagonal terms (zero outside each
     /// lane's manifold).
     pub k: [[f32x4; MAX_MANIFOLD_POINTS]; MAX_MANIFOLD_POINTS],
-    pub blocks: [BlockLane; LANES],
 }
 
 #[cfg(test)]
@@ -120,14 +111,12 @@ pub(crate) struct ConstraintLanes {
     pub exists: [f32x4; MAX_MANIFOLD_POINTS],
     /// True when some lane has rolling resistance (in [`LaneBlocks`]).
     pub any_rolling: bool,
-    /// Per pass (biased, relax) and lane: the key of the block factorisation cached in
-    /// [`LaneBlocks`], and whether it is valid (copies, so a pass whose matrix did not
-    /// change never reads the blocks).
+    /// Per pass (biased, relax): the lanes' whole-block factorisations, side by side; the
+    /// key of the matrix each lane's factors (`solve_normal`: which points are
+    /// speculative); a mask of the lanes where it is valid (positive definite).
+    pub factors: [FactorLanes; 2],
     pub factor_keys: [[u32; LANES]; 2],
     pub factor_valid: [f32x4; 2],
-    /// The lanes' cached whole-block factorisations of the biased and the relax pass,
-    /// side by side (copies of the blocks' `factors`).
-    pub factors: [FactorLanes; 2],
     pub points: [PointLanes; MAX_MANIFOLD_POINTS],
     /// Friction of the whole manifold (see `contact_solve.rs`), at its centre: the anchors
     /// (the mean of the points' anchors), the turns I⁻¹(r×d) for d = normal (unused),
@@ -208,7 +197,6 @@ impl ConstraintLanes {
                 };
             }
             self.counts[l] = c.count;
-            cold.blocks[l].count = c.count;
             linear[l] = a.inv_mass + b.inv_mass;
             compliance_scale[l] = shared.softness.compliance_scale;
             warm[l] = scale;
@@ -337,13 +325,8 @@ impl ConstraintLanes {
             for (j, p) in self.points.iter().enumerate() {
                 a[j][j] = diagonal(p, regularised);
             }
-            let (factors, caches) = FactorLanes::factor(&a, counts, 1);
-            self.factors[which] = factors;
-            for (l, (block, cache)) in cold.blocks.iter_mut().zip(caches).enumerate() {
-                self.factor_keys[which][l] = cache.key;
-                self.factor_valid[which].as_mut_array()[l] = valid_mask(cache.is_valid());
-                block.factors[which] = cache;
-            }
+            (self.factors[which], self.factor_valid[which]) = FactorLanes::factor(&a, &self.exists);
+            self.factor_keys[which] = [1; LANES];
         }
     }
 

@@ -323,9 +323,14 @@ fn solve_normal(
     let mut rhs = [zero; MAX_MANIFOLD_POINTS];
     let mut diagonal = [zero; MAX_MANIFOLD_POINTS];
     let mut speculative = [0u32; MAX_MANIFOLD_POINTS];
+    // v_n = n·(v_b − v_a) + ω_b·(r_b×n) − ω_a·(r_a×n), and ω·(r×n) = r·(n×ω): with the
+    // arms r_a = anchor_a + s, r_b = anchor_b − s, the part the points share is
+    // n·(v_b − v_a) − s·(n×ω_a + n×ω_b), and each point adds anchor_b·(n×ω_b) −
+    // anchor_a·(n×ω_a).
+    let (spin_a, spin_b) = (normal.cross(v.angular_a), normal.cross(v.angular_b));
+    let shared = normal.dot(v.linear_b - v.linear_a) - shift.s.dot(spin_a + spin_b);
     for (j, p) in c.points[..c.count].iter_mut().enumerate() {
-        let (ra, rb) = shift.arms(p.anchor_a, p.anchor_b);
-        let vn = v.along(normal, ra.cross(normal), rb.cross(normal));
+        let vn = shared + p.anchor_b.dot(spin_b) - p.anchor_a.dot(spin_a);
         let separation = p.separation_now;
         let separated = separation.simd_gt(zero);
         // Speculative: allow closing the gap this sub-step, no more. Rigid, but with the

@@ -355,6 +355,48 @@ fn solve_normal(
         };
         speculative[j] = separated.to_bitmask();
     }
+    let delta = if c.count == 1 {
+        // One point in every lane (spheres, a capsule's side): the LCP of one unknown,
+        // Δ = r/A_00, which the clamp below keeps from pulling.
+        let usable = c.exists[0] & diagonal[0].simd_gt(zero);
+        let d = rhs[0] / diagonal[0];
+        let mut delta = [zero; MAX_MANIFOLD_POINTS];
+        delta[0] = (usable & d.is_finite()).select(d, zero);
+        delta
+    } else {
+        block_delta(c, cold, &rhs, &diagonal, &speculative, pass)
+    };
+    // All the points' impulses at once: Σλ_i along n, and each body's turn Σλ_i·I⁻¹(r_i×n),
+    // of which the shift's part is (Σλ_i)·I⁻¹(s×n).
+    let (mut total_applied, mut turn_a, mut turn_b) = (zero, Vec3x4::ZERO, Vec3x4::ZERO);
+    for (p, &delta) in c.points[..c.count].iter_mut().zip(&delta) {
+        let total = (p.normal_impulse + delta).max(zero);
+        let applied = total - p.normal_impulse;
+        p.normal_impulse = total;
+        p.max_normal_impulse = p.max_normal_impulse.max(applied);
+        total_applied += applied;
+        turn_a += applied * p.turn_a;
+        turn_b += applied * p.turn_b;
+    }
+    turn_a += total_applied * shift.turns_a[NORMAL];
+    turn_b -= total_applied * shift.turns_b[NORMAL];
+    v.linear_a -= (c.inv_mass_a * total_applied) * normal;
+    v.angular_a -= turn_a;
+    v.linear_b += (c.inv_mass_b * total_applied) * normal;
+    v.angular_b += turn_b;
+}
+
+/// The normal block's Δ of lanes with up to four points, given the pass's right-hand sides,
+/// diagonal and which points are speculative (a bit per lane).
+fn block_delta(
+    c: &mut ConstraintLanes,
+    cold: &LaneBlocks,
+    rhs: &[f32x4; MAX_MANIFOLD_POINTS],
+    diagonal: &[f32x4; MAX_MANIFOLD_POINTS],
+    speculative: &[u32; MAX_MANIFOLD_POINTS],
+    pass: Pass,
+) -> [f32x4; MAX_MANIFOLD_POINTS] {
+    let zero = f32x4::ZERO;
     // Each lane's block: its cached factorisation is refreshed when the pass's matrix
     // changed (it depends on the pass and, in the biased pass, on which points are
     // speculative: that is the key; speculative or not, a relax-pass entry is K_ii·(1 + ε)).
@@ -400,7 +442,7 @@ fn solve_normal(
     let mut delta = [zero; MAX_MANIFOLD_POINTS];
     let solved = solve_lanes(
         &c.factors[which],
-        &rhs,
+        rhs,
         &lambda,
         &exists,
         c.factor_valid[which] & exists[0] & !apart,
@@ -408,26 +450,9 @@ fn solve_normal(
     );
     let left = exists[0] & !apart & !solved;
     if left.any() {
-        sweep_lanes(&cold.k, &diagonal, &exists, left, &rhs, &lambda, &mut delta);
+        sweep_lanes(&cold.k, diagonal, &exists, left, rhs, &lambda, &mut delta);
     }
-    // All the points' impulses at once: Σλ_i along n, and each body's turn Σλ_i·I⁻¹(r_i×n),
-    // of which the shift's part is (Σλ_i)·I⁻¹(s×n).
-    let (mut total_applied, mut turn_a, mut turn_b) = (zero, Vec3x4::ZERO, Vec3x4::ZERO);
-    for (p, &delta) in c.points[..c.count].iter_mut().zip(&delta) {
-        let total = (p.normal_impulse + delta).max(zero);
-        let applied = total - p.normal_impulse;
-        p.normal_impulse = total;
-        p.max_normal_impulse = p.max_normal_impulse.max(applied);
-        total_applied += applied;
-        turn_a += applied * p.turn_a;
-        turn_b += applied * p.turn_b;
-    }
-    turn_a += total_applied * shift.turns_a[NORMAL];
-    turn_b -= total_applied * shift.turns_b[NORMAL];
-    v.linear_a -= (c.inv_mass_a * total_applied) * normal;
-    v.angular_a -= turn_a;
-    v.linear_b += (c.inv_mass_b * total_applied) * normal;
-    v.angular_b += turn_b;
+    delta
 }
 
 /// Coulomb friction of the whole manifold (as Rapier's and Bepu's contact constraints):

@@ -312,7 +312,10 @@ impl ConstraintLanes {
         }
         // Both passes' blocks factored for the common case, every point touching (key 1,
         // see `solve_normal`): the biased pass's diagonal is K_ii + γ_i, the relax pass's
-        // K_ii·(1 + ε).
+        // K_ii·(1 + ε). Single points need no factorisation (`solve_normal`).
+        if self.count == 1 {
+            return;
+        }
         let regularised = f32x4::splat(1.0 + RELAX_REGULARIZATION);
         for (which, diagonal) in [
             |p: &PointLanes, _: f32x4| p.diagonal + p.compliance,

@@ -293,9 +293,25 @@ impl Contact {
     /// Without this, warm starting is lost whenever a resting manifold's ids flip and the
     /// fresh, unbalanced impulses kick the stack sideways.
     pub(crate) fn update_points(&mut self, normal: Vec3, new_points: &[ManifoldPoint]) {
+        self.normal = normal;
+        // The common case, a manifold found again with the same features in the same
+        // order: every point keeps its impulses and arms, only its geometry changes.
+        if new_points.len() == self.count
+            && new_points
+                .iter()
+                .zip(&self.points)
+                .all(|(new, old)| new.id == old.id)
+        {
+            for (dst, src) in self.points.iter_mut().zip(new_points) {
+                dst.point_a = src.point_a;
+                dst.point_b = src.point_b;
+                dst.depth = src.depth;
+                dst.max_normal_impulse = 0.0;
+            }
+            return;
+        }
         let old = self.points;
         let old_count = self.count;
-        self.normal = normal;
         self.count = new_points.len();
         let mut claimed = [false; MAX_MANIFOLD_POINTS];
         let mut matched_of = [None::<usize>; MAX_MANIFOLD_POINTS];
@@ -305,8 +321,12 @@ impl Contact {
                 *slot = Some(j);
             }
         }
-        let spacing2 = min_spacing_squared(&old[..old_count]);
-        let reach2 = (CONTACT_MATCH_DISTANCE * CONTACT_MATCH_DISTANCE).min(spacing2 / 16.0);
+        let reach2 = if matched_of[..new_points.len()].iter().all(Option::is_some) {
+            0.0
+        } else {
+            let spacing2 = min_spacing_squared(&old[..old_count]);
+            (CONTACT_MATCH_DISTANCE * CONTACT_MATCH_DISTANCE).min(spacing2 / 16.0)
+        };
         for (slot, src) in matched_of.iter_mut().zip(new_points) {
             if slot.is_some() {
                 continue;

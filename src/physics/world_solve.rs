@@ -253,7 +253,7 @@ impl World {
             }
             clamp(bodies, faulted);
             profile.integration_ms += timer.lap();
-            run(Work::WarmStart, bodies);
+            run(Work::warm_start(moved), bodies);
             solve_joints(joints, bodies, JointPass::WarmStart, g as u32, ctx.h);
             clamp(bodies, faulted);
             for _ in 0..settings.velocity_iterations.max(1) {
@@ -282,7 +282,7 @@ impl World {
             clamp(bodies, faulted);
             profile.solver_ms += timer.lap();
         }
-        run(Work::Restitution, bodies);
+        run(Work::restitution(moved), bodies);
         clamp(bodies, faulted);
         profile.solver_ms += timer.lap();
     }

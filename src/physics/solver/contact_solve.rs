@@ -132,7 +132,7 @@ impl Velocities {
 /// correction per constraint and pass, added to the anchors' turns computed at the step
 /// start: A's turns gain it, B's lose it.
 #[derive(Clone, Copy, Debug, Default)]
-struct Shift {
+pub(crate) struct Shift {
     s: Vec3x4,
     turns_a: [Vec3x4; 3],
     turns_b: [Vec3x4; 3],
@@ -174,6 +174,21 @@ impl Shift {
     fn turns(&self, k: usize, turns_a: &[Vec3x4; 3], turns_b: &[Vec3x4; 3]) -> (Vec3x4, Vec3x4) {
         (turns_a[k] + self.turns_a[k], turns_b[k] - self.turns_b[k])
     }
+}
+
+/// The arms' shift now: measured again when the bodies moved since the last pass (and kept
+/// in `cold`), else the one kept (zero at the step start, when nothing has moved).
+#[inline]
+fn shift_now<'a, B: Bodies + ?Sized>(
+    c: &ConstraintLanes,
+    cold: &'a mut LaneBlocks,
+    bodies: &B,
+    positions_moved: bool,
+) -> &'a Shift {
+    if positions_moved {
+        cold.shift = Shift::current(c, relative_motion(c, bodies));
+    }
+    &cold.shift
 }
 
 impl ConstraintLanes {
@@ -227,9 +242,10 @@ pub(crate) fn warm_start_lanes<B: Bodies + ?Sized>(
     bodies: &mut B,
     c: &mut ConstraintLanes,
     cold: &mut LaneBlocks,
+    positions_moved: bool,
 ) {
     let mut v = Velocities::load(bodies, c);
-    let shift = Shift::current(c, relative_motion(c, bodies));
+    let shift = *shift_now(c, cold, bodies, positions_moved);
     let directions = c.directions();
     let masses = (c.inv_mass_a, c.inv_mass_b);
     for p in &c.points[..c.count] {
@@ -277,9 +293,10 @@ pub(crate) fn solve_contact_lanes<B: Bodies + ?Sized>(
         for p in &mut c.points[..c.count] {
             p.separation_now = tracking.separation(normal, p);
         }
-        Shift::current(c, tracking.moved)
+        cold.shift = Shift::current(c, tracking.moved);
+        cold.shift
     } else {
-        Shift::current(c, relative_motion(c, bodies))
+        cold.shift
     };
     match pass {
         Pass::Biased => {
@@ -579,20 +596,34 @@ fn solve_rolling<B: Bodies + ?Sized>(
 }
 
 /// One kind of per-lane-group work of the sub-steps, for [`run_colours`].
+/// `positions_moved`: the bodies moved since the last pass (or since packing), so the arms'
+/// shift (and, for a pass, each point's separation) is measured again; otherwise the last
+/// pass's is still right (the relax pass, the next sub-step's warm start and biased pass
+/// see the same positions).
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Work {
-    WarmStart,
+    WarmStart { positions_moved: bool },
     Solve { pass: Pass, positions_moved: bool },
-    Restitution,
+    Restitution { positions_moved: bool },
 }
 
 impl Work {
-    /// One biased or relax pass; `positions_moved`: see [`solve_contact_lanes`].
+    /// One biased or relax pass.
     pub const fn solve(pass: Pass, positions_moved: bool) -> Work {
         Work::Solve {
             pass,
             positions_moved,
         }
+    }
+
+    /// The warm start.
+    pub const fn warm_start(positions_moved: bool) -> Work {
+        Work::WarmStart { positions_moved }
+    }
+
+    /// Restitution.
+    pub const fn restitution(positions_moved: bool) -> Work {
+        Work::Restitution { positions_moved }
     }
 }
 
@@ -606,12 +637,14 @@ pub(crate) fn run_lanes<B: Bodies + ?Sized>(
     ctx: &StepContext,
 ) {
     match work {
-        Work::WarmStart => warm_start_lanes(bodies, c, cold),
+        Work::WarmStart { positions_moved } => warm_start_lanes(bodies, c, cold, positions_moved),
         Work::Solve {
             pass,
             positions_moved,
         } => solve_contact_lanes(bodies, c, cold, ctx, pass, positions_moved),
-        Work::Restitution => restitution_lanes(bodies, c, ctx),
+        Work::Restitution { positions_moved } => {
+            restitution_lanes(bodies, c, cold, ctx, positions_moved)
+        }
     }
 }
 
@@ -655,7 +688,9 @@ pub(crate) fn run_colours(
 pub(crate) fn restitution_lanes<B: Bodies + ?Sized>(
     bodies: &mut B,
     c: &mut ConstraintLanes,
+    cold: &mut LaneBlocks,
     ctx: &StepContext,
+    positions_moved: bool,
 ) {
     let zero = f32x4::ZERO;
     let threshold = f32x4::splat(-ctx.restitution_threshold);
@@ -664,7 +699,7 @@ pub(crate) fn restitution_lanes<B: Bodies + ?Sized>(
         return;
     }
     let mut v = Velocities::load(bodies, c);
-    let shift = Shift::current(c, relative_motion(c, bodies));
+    let shift = *shift_now(c, cold, bodies, positions_moved);
     let (normal, e) = (c.normal, c.restitution);
     let masses = (c.inv_mass_a, c.inv_mass_b);
     for p in &mut c.points[..c.count] {
@@ -941,7 +976,7 @@ mod tests {
         let run = |groups: &[&[u32]]| {
             let mut bodies = bodies.clone();
             let mut lanes = prepare(&constraints, &bodies, groups);
-            run(Work::WarmStart, &mut bodies, &mut lanes, &ctx);
+            run(Work::warm_start(false), &mut bodies, &mut lanes, &ctx);
             for pass in [Pass::Biased, Pass::Relax, Pass::Biased] {
                 run(Work::solve(pass, false), &mut bodies, &mut lanes, &ctx);
             }

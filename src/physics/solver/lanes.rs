@@ -16,6 +16,7 @@
 use super::block::FactorLanes;
 use super::body::SolverBody;
 use super::constraint::{invert_or_zero, ConstraintInput, PointInput};
+use super::contact_solve::Shift;
 use super::simd::{f32x4, Mat3x4, Vec3x4, LANES};
 use crate::physics::constants::RELAX_REGULARIZATION;
 use crate::physics::math::{orthonormal_basis, Mat3, Vec3};
@@ -72,6 +73,9 @@ pub(crate) struct LaneBlocks {
     /// K = J·M⁻¹·Jᵀ of the four lanes without the passes' diagonal terms (zero outside each
     /// lane's manifold).
     pub k: [[f32x4; MAX_MANIFOLD_POINTS]; MAX_MANIFOLD_POINTS],
+    /// How far the arms have followed the bodies since the step start, and its turns
+    /// (`contact_solve.rs`): measured when the bodies move, once per sub-step.
+    pub shift: Shift,
 }
 
 #[cfg(test)]

@@ -175,11 +175,11 @@ mod tests {
     }
 
     const WORK: [Work; 5] = [
-        Work::WarmStart,
+        Work::warm_start(false),
         Work::solve(Pass::Biased, false),
         Work::solve(Pass::Relax, false),
         Work::solve(Pass::Biased, false),
-        Work::Restitution,
+        Work::restitution(false),
     ];
 
     #[test]

@@ -248,10 +248,13 @@ impl World {
         let last = group.substeps.saturating_sub(1);
         for substep in 0..group.substeps {
             let kick = if verlet && substep == 0 { &half } else { &ctx };
-            for range in moving.iter().cloned() {
-                solver::integrate_velocities(&mut bodies[range.clone()], &forces[range], kick);
-            }
-            clamp(bodies, faulted);
+            // The kick and the speed caps in one sweep; kinematic bodies take no kick.
+            solver::integrate_velocities_capped(
+                &mut bodies[own.clone()],
+                &forces[own.clone()],
+                faulted,
+                kick,
+            );
             profile.integration_ms += timer.lap();
             run(Work::warm_start(moved), bodies);
             solve_joints(joints, bodies, JointPass::WarmStart, g as u32, ctx.h);
@@ -261,11 +264,16 @@ impl World {
                 solve_joints(joints, bodies, JointPass::Biased, g as u32, ctx.h);
                 moved = false;
             }
-            clamp(bodies, faulted);
             profile.solver_ms += timer.lap();
-            for range in moving.iter().cloned() {
-                solver::integrate_positions(&mut bodies[range.clone()], &forces[range], &ctx);
-            }
+            // The speed caps and the drift in one sweep for the group's own bodies.
+            let kinematic = moving[0].clone();
+            solver::integrate_positions(&mut bodies[kinematic.clone()], &forces[kinematic], &ctx);
+            solver::capped_integrate_positions(
+                &mut bodies[own.clone()],
+                &forces[own.clone()],
+                faulted,
+                &ctx,
+            );
             if verlet && substep == last {
                 for range in moving.iter().cloned() {
                     solver::integrate_velocities(&mut bodies[range.clone()], &forces[range], &half);

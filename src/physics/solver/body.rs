@@ -105,24 +105,35 @@ pub(crate) fn clamp_speeds(
     max_angular_speed: f32,
 ) {
     for ((body, fault), f) in bodies.iter_mut().zip(faulted).zip(forces) {
-        if !body.is_dynamic() {
-            continue;
-        }
-        let (v, w) = (body.linear_velocity, body.angular_velocity);
-        if !(v.length_squared().is_finite() && w.length_squared().is_finite()) {
-            body.linear_velocity = Vec3::ZERO;
-            body.angular_velocity = Vec3::ZERO;
-            *fault = true;
-            continue;
-        }
-        body.linear_velocity = clamp_length(v, f.max_linear_speed);
-        body.angular_velocity = clamp_length(w, max_angular_speed);
-        if f.locked {
-            // Locked axes: what the pass put there is taken out (rotation locks are already
-            // out of the inverse inertia; this catches the linear impulses).
-            body.linear_velocity *= f.linear_free;
-            body.angular_velocity *= f.angular_free;
-        }
+        clamp_speed(body, f, fault, max_angular_speed);
+    }
+}
+
+/// [`clamp_speeds`] for one body.
+#[inline]
+pub(crate) fn clamp_speed(
+    body: &mut SolverBody,
+    f: &SolverForces,
+    fault: &mut bool,
+    max_angular_speed: f32,
+) {
+    if !body.is_dynamic() {
+        return;
+    }
+    let (v, w) = (body.linear_velocity, body.angular_velocity);
+    if !(v.length_squared().is_finite() && w.length_squared().is_finite()) {
+        body.linear_velocity = Vec3::ZERO;
+        body.angular_velocity = Vec3::ZERO;
+        *fault = true;
+        return;
+    }
+    body.linear_velocity = clamp_length(v, f.max_linear_speed);
+    body.angular_velocity = clamp_length(w, max_angular_speed);
+    if f.locked {
+        // Locked axes: what the pass put there is taken out (rotation locks are already
+        // out of the inverse inertia; this catches the linear impulses).
+        body.linear_velocity *= f.linear_free;
+        body.angular_velocity *= f.angular_free;
     }
 }
 

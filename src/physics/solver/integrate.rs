@@ -1,7 +1,7 @@
 //! Integration inside a sub-step: velocities from forces, positions from velocities, and the
 //! free rotation of bodies with unequal principal inertias.
 
-use super::body::{SolverBody, SolverForces};
+use super::body::{clamp_speed, SolverBody, SolverForces};
 use super::StepContext;
 use crate::physics::math::{Mat3, Quat, Vec3};
 
@@ -12,13 +12,49 @@ pub(crate) fn integrate_velocities(
     forces: &[SolverForces],
     ctx: &StepContext,
 ) {
-    let h = ctx.h;
-    for (body, f) in bodies.iter_mut().zip(forces).filter(|(_, f)| f.is_dynamic) {
-        let v = (body.linear_velocity + h * f.linear_acceleration) / (1.0 + h * f.linear_damping);
-        let w =
-            (body.angular_velocity + h * f.angular_acceleration) / (1.0 + h * f.angular_damping);
-        body.linear_velocity = v;
-        body.angular_velocity = w;
+    for (body, f) in bodies.iter_mut().zip(forces) {
+        integrate_velocity(body, f, ctx.h);
+    }
+}
+
+/// [`integrate_velocities`] of one body.
+#[inline]
+fn integrate_velocity(body: &mut SolverBody, f: &SolverForces, h: f32) {
+    if !f.is_dynamic {
+        return;
+    }
+    let v = (body.linear_velocity + h * f.linear_acceleration) / (1.0 + h * f.linear_damping);
+    let w = (body.angular_velocity + h * f.angular_acceleration) / (1.0 + h * f.angular_damping);
+    body.linear_velocity = v;
+    body.angular_velocity = w;
+}
+
+/// [`integrate_velocities`], then each body's speeds capped
+/// ([`clamp_speeds`](super::body::clamp_speeds)), in one sweep over the bodies: the same
+/// result as the two sweeps, each body on its own.
+pub(crate) fn integrate_velocities_capped(
+    bodies: &mut [SolverBody],
+    forces: &[SolverForces],
+    faulted: &mut [bool],
+    ctx: &StepContext,
+) {
+    for ((body, f), fault) in bodies.iter_mut().zip(forces).zip(faulted) {
+        integrate_velocity(body, f, ctx.h);
+        clamp_speed(body, f, fault, ctx.max_angular_speed);
+    }
+}
+
+/// Each body's speeds capped ([`clamp_speeds`](super::body::clamp_speeds)), then
+/// [`integrate_positions`], in one sweep over the bodies.
+pub(crate) fn capped_integrate_positions(
+    bodies: &mut [SolverBody],
+    forces: &[SolverForces],
+    faulted: &mut [bool],
+    ctx: &StepContext,
+) {
+    for ((body, f), fault) in bodies.iter_mut().zip(forces).zip(faulted) {
+        clamp_speed(body, f, fault, ctx.max_angular_speed);
+        integrate_position(body, f, ctx.h);
     }
 }
 
@@ -63,34 +99,39 @@ pub(crate) fn integrate_positions(
     forces: &[SolverForces],
     ctx: &StepContext,
 ) {
-    let h = ctx.h;
     for (body, f) in bodies.iter_mut().zip(forces) {
-        body.delta_position += h * body.linear_velocity;
-        let w = body.angular_velocity;
-        let q0 = body.delta_rotation;
-        // Slow spins (resting bodies) gain nothing measurable from the gyroscopic update; a
-        // body with a locked rotation axis turns about the free ones only, as told.
-        let rotation_locked = f.locked && f.angular_free != Vec3::ONE;
-        if !f.is_dynamic
-            || rotation_locked
-            || w.length_squared() < 1.0e-4
-            || isotropic(&f.local_inertia)
-        {
-            body.delta_rotation = rotate(q0, w, h);
-            continue;
-        }
-        let world = q0 * f.rotation;
-        let w0 = world.inverse() * w;
-        let Some(w_mid) = midpoint_spin(&f.local_inertia, &f.local_inv_inertia, w0, h) else {
-            // Newton failed to converge (a singular or non-finite inertia): no gyroscopic
-            // term this sub-step rather than a wrong one.
-            body.delta_rotation = rotate(q0, w, h);
-            continue;
-        };
-        let turned = (world * cayley(h * w_mid)).normalize();
-        body.delta_rotation = (turned * f.rotation.inverse()).normalize();
-        body.angular_velocity = turned * (2.0 * w_mid - w0);
+        integrate_position(body, f, ctx.h);
     }
+}
+
+/// [`integrate_positions`] of one body.
+#[inline]
+fn integrate_position(body: &mut SolverBody, f: &SolverForces, h: f32) {
+    body.delta_position += h * body.linear_velocity;
+    let w = body.angular_velocity;
+    let q0 = body.delta_rotation;
+    // Slow spins (resting bodies) gain nothing measurable from the gyroscopic update; a
+    // body with a locked rotation axis turns about the free ones only, as told.
+    let rotation_locked = f.locked && f.angular_free != Vec3::ONE;
+    if !f.is_dynamic
+        || rotation_locked
+        || w.length_squared() < 1.0e-4
+        || isotropic(&f.local_inertia)
+    {
+        body.delta_rotation = rotate(q0, w, h);
+        return;
+    }
+    let world = q0 * f.rotation;
+    let w0 = world.inverse() * w;
+    let Some(w_mid) = midpoint_spin(&f.local_inertia, &f.local_inv_inertia, w0, h) else {
+        // Newton failed to converge (a singular or non-finite inertia): no gyroscopic
+        // term this sub-step rather than a wrong one.
+        body.delta_rotation = rotate(q0, w, h);
+        return;
+    };
+    let turned = (world * cayley(h * w_mid)).normalize();
+    body.delta_rotation = (turned * f.rotation.inverse()).normalize();
+    body.angular_velocity = turned * (2.0 * w_mid - w0);
 }
 
 /// The rotation of the Cayley map of `a` (angle 2·atan(|a|/2) about a): the unit quaternion

@@ -124,7 +124,10 @@ pub(crate) use body::{clamp_length, clamp_speeds, SolverBody, SolverForces};
 pub(crate) use constraint::{invert_or_zero, ConstraintInput, ConstraintShared, PointInput};
 pub(crate) use contact_solve::{run_colours, Pass, Work};
 pub(crate) use graph_colour::{ConstraintGraph, COLOURS, OVERFLOW};
-pub(crate) use integrate::{integrate_positions, integrate_velocities};
+pub(crate) use integrate::{
+    capped_integrate_positions, integrate_positions, integrate_velocities,
+    integrate_velocities_capped,
+};
 pub(crate) use lanes::{prepare_colours, ConstraintLanes, LaneBlocks};
 pub(crate) use simd::LANES;
 

@@ -122,6 +122,10 @@ pub fn collide(
     scratch: &mut Scratch,
 ) -> Manifold {
     let mut manifold = Manifold::default();
+    if let (Shape::Sphere { radius: ra }, Shape::Sphere { radius: rb }) = (shape_a, shape_b) {
+        sphere::sphere_sphere_world(*ra, pose_a, *rb, pose_b, margin, &mut manifold);
+        return manifold;
+    }
     if needs_swap(shape_a.kind(), shape_b.kind()) {
         collide_ordered(
             shape_b,

@@ -41,6 +41,32 @@ pub fn sphere_sphere(ra: f32, rb: f32, b_in_a: &Isometry, margin: f32, out: &mut
     point_contact(ra, b_in_a.translation, rb, Vec3::Y, margin, out);
 }
 
+/// Sphere–sphere in world space: the same contact as [`sphere_sphere`] in A's frame moved to
+/// the world, without forming B's pose in A's frame and moving the result back (the most
+/// common pair of a ball pit, where those two transforms were most of the test).
+pub fn sphere_sphere_world(
+    ra: f32,
+    pose_a: &Isometry,
+    rb: f32,
+    pose_b: &Isometry,
+    margin: f32,
+    out: &mut Manifold,
+) {
+    let centre = pose_a.translation;
+    point_contact(
+        ra,
+        pose_b.translation - centre,
+        rb,
+        pose_a.rotation * Vec3::Y,
+        margin,
+        out,
+    );
+    for p in &mut out.points[..out.count] {
+        p.point_a += centre;
+        p.point_b += centre;
+    }
+}
+
 /// Sphere–capsule: the closest point of the capsule's segment to the sphere centre.
 pub fn sphere_capsule(
     ra: f32,
@@ -145,6 +171,37 @@ pub fn sphere_hull(ra: f32, hull: &ConvexHull, b_in_a: &Isometry, margin: f32, o
 mod tests {
     use super::*;
     use crate::physics::math::Quat;
+
+    #[test]
+    fn sphere_sphere_in_the_world_is_the_test_in_a_frame_moved_to_the_world() {
+        // Turned and moved spheres, apart, touching, overlapping and concentric: the world
+        // space test gives what the test in A's frame does, moved to the world by A's pose.
+        let pose_a = Isometry::new(
+            Vec3::new(1.0, -2.0, 0.5),
+            Quat::from_axis_angle(Vec3::new(1.0, 2.0, 3.0).normalize(), 0.7),
+        );
+        for offset in [
+            Vec3::new(0.3, 1.2, -0.4),
+            Vec3::new(0.0, 1.75, 0.0),
+            Vec3::new(0.0, 1.9, 0.0),
+            Vec3::new(-1.0, 0.2, 0.1),
+            Vec3::ZERO,
+        ] {
+            let pose_b = Isometry::new(pose_a.translation + offset, Quat::from_rotation_y(1.1));
+            let mut world = Manifold::default();
+            sphere_sphere_world(1.0, &pose_a, 0.75, &pose_b, 0.02, &mut world);
+            let mut local = Manifold::default();
+            sphere_sphere(1.0, 0.75, &pose_a.inv_mul(&pose_b), 0.02, &mut local);
+            local.transform(&pose_a);
+            assert_eq!(world.count, local.count, "{offset}");
+            assert!((world.normal - local.normal).length() < 1e-5, "{offset}");
+            for (w, l) in world.points().iter().zip(local.points()) {
+                assert!((w.point_a - l.point_a).length() < 1e-5);
+                assert!((w.point_b - l.point_b).length() < 1e-5);
+                assert!((w.depth - l.depth).abs() < 1e-5);
+            }
+        }
+    }
 
     #[test]
     fn sphere_sphere_depth_is_radius_sum_minus_distance() {

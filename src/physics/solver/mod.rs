@@ -41,7 +41,11 @@
 //! bottom cube slid 1.2 mm in the first second with a sweep, under 0.01 mm with the
 //! block). The relax pass solves the rigid block (Γ = ε·diag K, ε = 10⁻⁴: four coplanar
 //! points leave K singular, and the regularisation picks the smallest impulses without
-//! a measurable give).
+//! a measurable give). The block is solved exactly when every point pushes (a resting face:
+//! one substitution with a factorisation cached for the step); when a point lifts off or
+//! joins, two projected Gauss–Seidel sweeps over the block take its place for that pass
+//! (`block.rs`), and the sub-steps carry on from there as they do for any other row.
+//! Single-point manifolds (spheres) are one row: Δλ = r/A₀₀.
 //!
 //! **Friction comes first in the biased pass and last in the relax pass.** Friction solved
 //! after the biased normal block answers the push-out velocity as well as the real motion;

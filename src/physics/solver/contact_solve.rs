@@ -245,7 +245,7 @@ pub(crate) fn warm_start_lanes<B: Bodies + ?Sized>(
     positions_moved: bool,
 ) {
     let mut v = Velocities::load(bodies, c);
-    let shift = *shift_now(c, cold, bodies, positions_moved);
+    let shift = shift_now(c, cold, bodies, positions_moved);
     let directions = c.directions();
     let masses = (c.inv_mass_a, c.inv_mass_b);
     for p in &c.points[..c.count] {
@@ -287,25 +287,23 @@ pub(crate) fn solve_contact_lanes<B: Bodies + ?Sized>(
     positions_moved: bool,
 ) {
     let mut v = Velocities::load(bodies, c);
-    let shift = if positions_moved {
+    if positions_moved {
         let tracking = Tracking::current(c, bodies);
         let normal = c.normal;
         for p in &mut c.points[..c.count] {
             p.separation_now = tracking.separation(normal, p);
         }
         cold.shift = Shift::current(c, tracking.moved);
-        cold.shift
-    } else {
-        cold.shift
-    };
+    }
+    let shift = &cold.shift;
     match pass {
         Pass::Biased => {
-            solve_friction(c, &shift, &mut v);
-            solve_normal(c, cold, &shift, &mut v, ctx, pass);
+            solve_friction(c, shift, &mut v);
+            solve_normal(c, cold, shift, &mut v, ctx, pass);
         }
         Pass::Relax => {
-            solve_normal(c, cold, &shift, &mut v, ctx, pass);
-            solve_friction(c, &shift, &mut v);
+            solve_normal(c, cold, shift, &mut v, ctx, pass);
+            solve_friction(c, shift, &mut v);
         }
     }
     if c.any_rolling {
@@ -326,7 +324,7 @@ pub(crate) fn solve_contact_lanes<B: Bodies + ?Sized>(
 /// its own.
 fn solve_normal(
     c: &mut ConstraintLanes,
-    cold: &mut LaneBlocks,
+    cold: &LaneBlocks,
     shift: &Shift,
     v: &mut Velocities,
     ctx: &StepContext,
@@ -699,7 +697,7 @@ pub(crate) fn restitution_lanes<B: Bodies + ?Sized>(
         return;
     }
     let mut v = Velocities::load(bodies, c);
-    let shift = *shift_now(c, cold, bodies, positions_moved);
+    let shift = shift_now(c, cold, bodies, positions_moved);
     let (normal, e) = (c.normal, c.restitution);
     let masses = (c.inv_mass_a, c.inv_mass_b);
     for p in &mut c.points[..c.count] {

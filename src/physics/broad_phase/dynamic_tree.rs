@@ -563,7 +563,7 @@ impl BroadPhase for DynamicTree {
 
     fn move_proxy(&mut self, proxy: ProxyId, aabb: Aabb, displacement: Vec3) -> bool {
         let fresh = fatten_aabb(&aabb, displacement);
-        if !needs_reinsert(&self.leaf(proxy).aabb, &aabb, &fresh) {
+        if !needs_reinsert(&self.leaf(proxy).aabb, &aabb, &fresh, displacement) {
             return false;
         }
         self.remove_leaf(proxy);

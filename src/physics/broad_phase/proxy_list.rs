@@ -140,7 +140,7 @@ impl ProxyList {
     pub fn move_proxy(&mut self, proxy: ProxyId, aabb: Aabb, displacement: Vec3) -> bool {
         let fresh = fatten_aabb(&aabb, displacement);
         let slot = self.slot_mut(proxy);
-        if !needs_reinsert(&slot.fat_aabb, &aabb, &fresh) {
+        if !needs_reinsert(&slot.fat_aabb, &aabb, &fresh, displacement) {
             return false;
         }
         slot.fat_aabb = fresh;

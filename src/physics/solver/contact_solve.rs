@@ -320,8 +320,8 @@ pub(crate) fn solve_contact_lanes<B: Bodies + ?Sized>(
 ///                      b_i = max(bias_rate·s_i, −max push speed)
 /// relax pass:          r_i = −v_i,                       A_ii = K_ii·(1 + ε)
 ///
-/// The right-hand sides are formed four lanes at once; each lane's block is then solved on
-/// its own.
+/// Four lanes at once throughout: the right-hand sides, then the blocks ([`block_delta`]),
+/// or a single row where every lane's manifold has one point.
 fn solve_normal(
     c: &mut ConstraintLanes,
     cold: &LaneBlocks,

@@ -64,9 +64,9 @@ pub(crate) struct RollingLane {
 
 /// The parts of four constraints that a pass rarely touches, kept apart from
 /// [`ConstraintLanes`] so the passes stream less memory: the lanes' normal blocks (read
-/// when a pass's matrix changes, and when a point lifts off or joins) and rolling
-/// resistance. `StepScratch` keeps them in an array of their
-/// own, index for index with the lane groups.
+/// when a pass's matrix changes, and when a point lifts off or joins), rolling resistance,
+/// and the arms' shift (written once per sub-step). `StepScratch` keeps them in an array of
+/// their own, index for index with the lane groups.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct LaneBlocks {
     pub rolling: [RollingLane; LANES],
@@ -304,13 +304,7 @@ impl ConstraintLanes {
                 let kij = linear + row_a.dot(pj_a) + row_b.dot(pj_b);
                 (k[i][j], k[j][i]) = (kij, kij);
                 // j ≥ i: point j exists where both do.
-                let kij = f32x4::new(std::array::from_fn(|l| {
-                    if j < counts[l] {
-                        kij.as_array()[l]
-                    } else {
-                        0.0
-                    }
-                }));
+                let kij = self.exists[j].select(kij, zero);
                 (cold.k[i][j], cold.k[j][i]) = (kij, kij);
             }
         }

@@ -102,6 +102,26 @@ fn a_sliding_box_is_tested_every_step() {
 }
 
 #[test]
+fn a_box_that_stops_sliding_is_reused_two_steps_later() {
+    // While the cube slides, its contact keeps only the pose of each test (a pair that moved
+    // past the reuse distance will most likely move again). Stopped: the first step still
+    // measures the last slide (33 mm since the last test) and tests again; the second finds
+    // the pair held still, tests and keeps the points; the third reuses them.
+    let mut w = world(true);
+    ground_box(&mut w);
+    let b = unit_cube(&mut w, Vec3::new(0.0, 0.5, 0.0));
+    w.set_linear_velocity(b, Vec3::new(2.0, 0.0, 0.0)).unwrap();
+    run(&mut w, 10);
+    w.set_linear_velocity(b, Vec3::ZERO).unwrap();
+    let mut reused = Vec::new();
+    for _ in 0..5 {
+        w.step(DT);
+        reused.push(w.counters().manifolds_reused);
+    }
+    assert_eq!(reused, [0, 0, 1, 1, 1]);
+}
+
+#[test]
 fn a_resized_collider_is_tested_again() {
     // A unit cube at rest on the ground reuses its manifold. Grown to half height 0.6 in
     // place, its bottom face is at y = c − 0.6, so the next manifold must be that deep:

@@ -279,21 +279,28 @@ impl World {
                 }
                 continue;
             }
-            let cached = contact
+            // Whether the pair held still since its last test (None: no cache kept).
+            let still = contact
                 .cache
                 .as_ref()
-                .filter(|cache| reuse_manifolds && cache.holds(&pose_a.inv_mul(pose_b), margin));
-            let manifold = match cached {
-                Some(cache) => {
+                .map(|cache| reuse_manifolds && cache.holds(&pose_a.inv_mul(pose_b), margin));
+            let manifold = match &contact.cache {
+                Some(cache) if still == Some(true) && cache.is_complete() => {
                     reused += 1;
                     cache.manifold(pose_a, pose_b, margin)
                 }
-                None => {
+                _ => {
                     tests += 1;
                     let narrow = &mut scratch.narrow;
                     let manifold =
                         collide(&col_a.shape, pose_a, &col_b.shape, pose_b, margin, narrow);
-                    contact.cache = ManifoldCache::new(col_a, col_b, margin, &manifold);
+                    // A pair that moved past the reuse limit will most likely move again:
+                    // only its pose is kept (see `ManifoldCache::pose_only`).
+                    contact.cache = if still == Some(false) {
+                        ManifoldCache::pose_only(col_a, col_b, margin)
+                    } else {
+                        ManifoldCache::new(col_a, col_b, margin, &manifold)
+                    };
                     manifold
                 }
             };

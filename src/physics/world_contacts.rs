@@ -8,7 +8,7 @@ use super::constants::{MAX_SPECULATIVE_DISTANCE, SPECULATIVE_DISTANCE};
 use super::contact::{Contact, ContactEdge, ManifoldCache};
 use super::handle::{Arena, Handle};
 use super::math::Vec3;
-use super::narrow_phase::{collide, Manifold};
+use super::narrow_phase::{collide, collide_knowing, Manifold};
 use super::world::{ContactBegin, ContactPair, World};
 
 /// What [`World::try_create_contact`] did with a pair.
@@ -280,10 +280,12 @@ impl World {
                 continue;
             }
             // Whether the pair held still since its last test (None: no cache kept).
+            let b_in_a = contact.cache.as_ref().map(|_| pose_a.inv_mul(pose_b));
             let still = contact
                 .cache
                 .as_ref()
-                .map(|cache| reuse_manifolds && cache.holds(&pose_a.inv_mul(pose_b), margin));
+                .zip(b_in_a.as_ref())
+                .map(|(cache, b_in_a)| reuse_manifolds && cache.holds(b_in_a, margin));
             let manifold = match &contact.cache {
                 Some(cache) if still == Some(true) && cache.is_complete() => {
                     reused += 1;
@@ -292,8 +294,16 @@ impl World {
                 _ => {
                     tests += 1;
                     let narrow = &mut scratch.narrow;
-                    let manifold =
-                        collide(&col_a.shape, pose_a, &col_b.shape, pose_b, margin, narrow);
+                    let (shape_a, shape_b) = (&col_a.shape, &col_b.shape);
+                    let manifold = collide_knowing(
+                        shape_a,
+                        pose_a,
+                        shape_b,
+                        pose_b,
+                        b_in_a.as_ref(),
+                        margin,
+                        narrow,
+                    );
                     // A pair that moved past the reuse limit will most likely move again:
                     // only its pose is kept (see `ManifoldCache::pose_only`).
                     contact.cache = if still == Some(false) {

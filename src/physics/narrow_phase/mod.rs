@@ -121,28 +121,44 @@ pub fn collide(
     margin: f32,
     scratch: &mut Scratch,
 ) -> Manifold {
+    collide_knowing(shape_a, pose_a, shape_b, pose_b, None, margin, scratch)
+}
+
+/// [`collide`] given B's pose in A's frame, `pose_a.inv_mul(pose_b)`, when the caller has
+/// it already (the manifold cache's check forms it for every pair it tests).
+pub(crate) fn collide_knowing(
+    shape_a: &Shape,
+    pose_a: &Isometry,
+    shape_b: &Shape,
+    pose_b: &Isometry,
+    b_in_a: Option<&Isometry>,
+    margin: f32,
+    scratch: &mut Scratch,
+) -> Manifold {
     let mut manifold = Manifold::default();
     if let (Shape::Sphere { radius: ra }, Shape::Sphere { radius: rb }) = (shape_a, shape_b) {
         sphere::sphere_sphere_world(*ra, pose_a, *rb, pose_b, margin, &mut manifold);
         return manifold;
     }
     if needs_swap(shape_a.kind(), shape_b.kind()) {
+        let a_in_b = pose_b.inv_mul(pose_a);
         collide_ordered(
             shape_b,
             pose_b,
             shape_a,
-            pose_a,
+            &a_in_b,
             margin,
             scratch,
             &mut manifold,
         );
         manifold.flip();
     } else {
+        let b_in_a = b_in_a.copied().unwrap_or_else(|| pose_a.inv_mul(pose_b));
         collide_ordered(
             shape_a,
             pose_a,
             shape_b,
-            pose_b,
+            &b_in_a,
             margin,
             scratch,
             &mut manifold,
@@ -151,17 +167,18 @@ pub fn collide(
     manifold
 }
 
-/// Calls the pair function for `kind(a) <= kind(b)` and moves its result to world space.
+/// Calls the pair function for `kind(a) <= kind(b)`, B at `b_in_a` in A's frame, and moves
+/// its result to world space.
 fn collide_ordered(
     a: &Shape,
     pose_a: &Isometry,
     b: &Shape,
-    pose_b: &Isometry,
+    b_in_a: &Isometry,
     margin: f32,
     scratch: &mut Scratch,
     out: &mut Manifold,
 ) {
-    let b_in_a = pose_a.inv_mul(pose_b);
+    let b_in_a = *b_in_a;
     use Shape::*;
     match (a, b) {
         (Sphere { radius: ra }, Sphere { radius: rb }) => {

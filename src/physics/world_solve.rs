@@ -11,7 +11,7 @@
 //! **Anchored lever arms.** A contact point keeps the arms (from each body's centre of mass
 //! to where its impulses act, in world axes) it was first solved with, as long as the
 //! narrow phase still finds the point within reach of them on both bodies: within
-//! [`CONTACT_MATCH_DISTANCE`] and a quarter of the smaller shape's feature size. The reason
+//! [`ANCHOR_REACH_FRACTION`] (a quarter) of the smaller shape's feature size. The reason
 //! is in the solver notes (re-deriving arms every step makes tall soft stacks buckle); a
 //! rolling ball keeps touching where its arm points, so its arm stays valid, while a box
 //! tipping over or sliding off an edge drifts out of reach within a step or two and gets
@@ -599,9 +599,7 @@ impl World {
                     .unwrap_or(0)
             };
             let reach = match (colliders.at(c.collider_a), colliders.at(c.collider_b)) {
-                (Some(a), Some(b)) => {
-                    CONTACT_MATCH_DISTANCE.min(0.25 * a.feature_size.min(b.feature_size))
-                }
+                (Some(a), Some(b)) => ANCHOR_REACH_FRACTION * a.feature_size.min(b.feature_size),
                 _ => 0.0,
             };
             let (center_a, center_b) = (body_a.center, body_b.center);

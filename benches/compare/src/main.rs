@@ -5,6 +5,7 @@
 //! cd benches/compare && cargo run --release             # every scene, then the stress race
 //! cargo run --release -- --scenes pyramid20,pile1000    # some scenes
 //! cargo run --release -- --steps 300 --no-stress
+//! cargo run --release -- --scenes pile4000 --no-stress --trace 30   # how each pile evolves
 //! ```
 //!
 //! Each benchmark scene (`scenes/bench/*.ron`) is loaded by Impulse's own loader, and the
@@ -41,6 +42,7 @@ fn main() {
     let scenes: Vec<String> = value("--scenes")
         .map(|s| s.split(',').map(str::to_string).collect())
         .unwrap_or_else(|| SCENES.iter().map(|s| s.to_string()).collect());
+    let trace: usize = value("--trace").and_then(|s| s.parse().ok()).unwrap_or(0);
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
 
     println!(
@@ -53,7 +55,7 @@ fn main() {
     println!("| --- | --- | --- | --- | --- | --- | --- |");
     for name in &scenes {
         let path = root.join(format!("scenes/bench/{name}.ron"));
-        match race(&path, steps) {
+        match race(&path, steps, trace) {
             Ok(row) => println!("{row}"),
             Err(e) => eprintln!("{name}: {e}"),
         }
@@ -64,8 +66,10 @@ fn main() {
     }
 }
 
-/// Runs one scene in both engines; returns its table row.
-fn race(path: &Path, steps: usize) -> Result<String, String> {
+/// Runs one scene in both engines; returns its table row. With `trace` > 0, every `trace`
+/// steps prints to stderr, for each engine, how many dynamic bodies stand higher than the
+/// pit's walls, how many are outside them, and their kinetic energy.
+fn race(path: &Path, steps: usize, trace: usize) -> Result<String, String> {
     let scene = impulse::scene::load_file(path).map_err(|e| e.to_string())?;
     let dt = scene.timestep;
     let mut ours = scene.world;
@@ -76,8 +80,31 @@ fn race(path: &Path, steps: usize) -> Result<String, String> {
         .map(|&(h, _)| ours.body(h).unwrap().position())
         .collect();
     let (mut t_ours, mut t_theirs) = (Vec::with_capacity(steps), Vec::with_capacity(steps));
-    for _ in 0..steps {
+    let (inner, wall_top) = (pit_half_width(&ours), wall_top(&ours));
+    for step in 1..=steps {
         step_both(&mut ours, &mut theirs, dt, (&mut t_ours, &mut t_theirs));
+        if trace > 0 && step % trace == 0 {
+            let bodies = pairs.iter().map(|&(h, r)| {
+                let (a, b) = (ours.body(h).unwrap(), &theirs.bodies[r]);
+                let q = b.translation();
+                let theirs = ([q.x, q.y, q.z], b.kinetic_energy());
+                let ours = (a.position().to_array(), a.kinetic_energy());
+                [ours, theirs]
+            });
+            let mut tally = [(0, 0, 0.0f32); 2];
+            for engines in bodies {
+                for (t, (p, ke)) in tally.iter_mut().zip(engines) {
+                    t.0 += (p[1] > wall_top) as usize;
+                    t.1 += (p[0].abs() > inner || p[2].abs() > inner) as usize;
+                    t.2 += ke;
+                }
+            }
+            let [a, b] = tally;
+            eprintln!(
+                "step {step}: Impulse {} above the walls, {} outside, {:.0} J | Rapier {} above, {} outside, {:.0} J",
+                a.0, a.1, a.2, b.0, b.1, b.2
+            );
+        }
     }
     let (a, b) = (Stats::of(&t_ours), Stats::of(&t_theirs));
     let name = path.file_stem().unwrap().to_string_lossy().to_string();
@@ -93,7 +120,6 @@ fn race(path: &Path, steps: usize) -> Result<String, String> {
             format!("top moved {moved_theirs:.3} m"),
         )
     } else {
-        let inner = pit_half_width(&ours);
         let out = |p: [f32; 3]| p[0].abs() > inner || p[2].abs() > inner || p[1] < -0.5;
         let ours_out = pairs
             .iter()
@@ -142,6 +168,23 @@ fn pit_half_width(world: &World) -> f32 {
         .filter(|(_, b)| b.body_type() == BodyType::Static && b.position().x > 0.5)
         .map(|(_, b)| b.position().x - 0.5)
         .fold(f32::MAX, f32::min)
+}
+
+/// Height of the top of the wall named "wall +x" (the pit's walls are all as high), m;
+/// infinite without walls.
+fn wall_top(world: &World) -> f32 {
+    world
+        .bodies()
+        .filter(|(_, b)| b.body_type() == BodyType::Static && b.position().x > 0.5)
+        .flat_map(|(h, b)| {
+            world
+                .body_colliders(h)
+                .filter_map(move |c| match world.collider(c)?.shape() {
+                    Shape::Cuboid { half_extents } => Some(b.position().y + half_extents.y),
+                    _ => None,
+                })
+        })
+        .fold(f32::INFINITY, f32::min)
 }
 
 /// A Rapier world with the same bodies, and (Impulse handle, Rapier handle) for every

@@ -32,11 +32,8 @@ impl Vec3x4 {
     /// Lane l holds `lanes[l]`.
     #[inline]
     pub fn gather(lanes: [Vec3; LANES]) -> Vec3x4 {
-        Vec3x4 {
-            x: f32x4::new(lanes.map(|v| v.x)),
-            y: f32x4::new(lanes.map(|v| v.y)),
-            z: f32x4::new(lanes.map(|v| v.z)),
-        }
+        let [x, y, z, _] = f32x4::transpose(lanes.map(|v| f32x4::new([v.x, v.y, v.z, 0.0])));
+        Vec3x4 { x, y, z }
     }
 
     /// The vector of lane `l`.
@@ -180,9 +177,11 @@ impl Quatx4 {
     /// Lane l holds `lanes[l]`.
     #[inline]
     pub fn gather(lanes: [Quat; LANES]) -> Quatx4 {
+        // Each quaternion is one row of four; transposed, the rows become the components.
+        let [x, y, z, w] = f32x4::transpose(lanes.map(|q| f32x4::new(q.to_array())));
         Quatx4 {
-            xyz: Vec3x4::gather(lanes.map(|q| Vec3::new(q.x, q.y, q.z))),
-            w: f32x4::new(lanes.map(|q| q.w)),
+            xyz: Vec3x4 { x, y, z },
+            w,
         }
     }
 

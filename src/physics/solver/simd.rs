@@ -29,11 +29,23 @@ impl Vec3x4 {
         z: f32x4::ZERO,
     };
 
-    /// Lane l holds `lanes[l]`.
+    /// Lane l holds `lanes[l]`: each vector is a row of four, and one 4×4 transpose turns
+    /// the rows into the components (shuffles, where inserting one number at a time took
+    /// twelve inserts).
     #[inline]
     pub fn gather(lanes: [Vec3; LANES]) -> Vec3x4 {
         let [x, y, z, _] = f32x4::transpose(lanes.map(|v| f32x4::new([v.x, v.y, v.z, 0.0])));
         Vec3x4 { x, y, z }
+    }
+
+    /// The inverse of [`Vec3x4::gather`]: every lane's vector.
+    #[inline]
+    pub fn lanes(&self) -> [Vec3; LANES] {
+        let rows = f32x4::transpose([self.x, self.y, self.z, f32x4::ZERO]);
+        rows.map(|r| {
+            let [x, y, z, _] = r.to_array();
+            Vec3::new(x, y, z)
+        })
     }
 
     /// The vector of lane `l`.
@@ -214,6 +226,8 @@ mod tests {
             assert_eq!(cross.lane(l), a[l].cross(b[l]));
             assert_eq!((wa + wb).lane(l), a[l] + b[l]);
         }
+        // Gathered and taken apart again, every vector comes back.
+        assert_eq!(wa.lanes(), a);
     }
 
     #[test]

@@ -142,6 +142,14 @@ impl<T> Arena<T> {
         self.slots.get(index as usize)?.value.as_ref()
     }
 
+    /// Starts loading slot `index` into the cache (a hint: see [`super::prefetch`]).
+    #[inline]
+    pub(crate) fn prefetch(&self, index: u32) {
+        if let Some(slot) = self.slots.get(index as usize) {
+            super::prefetch::prefetch(slot);
+        }
+    }
+
     /// Mutable access by raw slot index.
     #[inline]
     pub fn at_mut(&mut self, index: u32) -> Option<&mut T> {

@@ -142,7 +142,8 @@ impl World {
         let parent = &mut self.scratch.island_parent;
         let carried = &mut self.scratch.to_wake;
         carried.clear();
-        for &id in &self.contacts.active {
+        for (k, &id) in self.contacts.active.iter().enumerate() {
+            self.contacts.prefetch_ahead(k, &self.bodies, None);
             let c = &self.contacts.slots[id as usize];
             if !c.touching {
                 continue;

@@ -13,6 +13,7 @@ pub mod island;
 pub mod joint;
 pub mod math;
 pub mod narrow_phase;
+mod prefetch;
 pub mod profile;
 pub mod query;
 pub mod shape;

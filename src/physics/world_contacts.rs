@@ -228,7 +228,8 @@ impl World {
         } = self;
         let reuse_manifolds = self.settings.reuse_manifolds;
         let (mut tests, mut reused) = (0, 0);
-        for &id in &contacts.active {
+        for (k, &id) in contacts.active.iter().enumerate() {
+            contacts.prefetch_ahead(k, bodies, Some(colliders));
             let contact = &mut contacts.slots[id as usize];
             let (Some(col_a), Some(col_b)) = (
                 colliders.at(contact.collider_a),

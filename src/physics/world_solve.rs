@@ -23,6 +23,7 @@ use super::body::{BodyType, NULL};
 use super::constants::*;
 use super::joint::{solve_joints, JointPass};
 use super::math::{Isometry, Mat3, Quat, Vec3};
+use super::prefetch::prefetch;
 use super::profile::PhaseTimer;
 use super::solver::{
     self, prepare_colours, substeps_for_mass_ratio, ConstraintInput, ConstraintShared, Pass,
@@ -379,7 +380,8 @@ impl World {
         parent.clear();
         parent.extend(0..count as u32);
         // The pairs of touching awake dynamic bodies, with their masses.
-        let pairs = contacts.active.iter().filter_map(|&id| {
+        let pairs = contacts.active.iter().enumerate().filter_map(|(k, &id)| {
+            contacts.prefetch_ahead(k, bodies, None);
             let c = &contacts.slots[id as usize];
             let a = bodies.at(c.edges[0].body)?;
             let b = bodies.at(c.edges[1].body)?;
@@ -573,7 +575,8 @@ impl World {
         scratch.constraint_group.clear();
         scratch.constraint_height.clear();
         let first_dynamic = 1 + scratch.kinematic_count as u32;
-        for &id in &contacts.active {
+        for (k, &id) in contacts.active.iter().enumerate() {
+            contacts.prefetch_ahead(k, bodies, Some(colliders));
             let c = &mut contacts.slots[id as usize];
             if !c.touching {
                 continue;
@@ -669,7 +672,14 @@ impl World {
         for group in &scratch.groups {
             let substeps = group.substeps as f32;
             let cold = &scratch.lane_blocks[group.lanes.clone()];
-            for (lanes, cold) in scratch.lanes[group.lanes.clone()].iter().zip(cold) {
+            let groups = &scratch.lanes[group.lanes.clone()];
+            for (g, (lanes, cold)) in groups.iter().zip(cold).enumerate() {
+                // The next lane group's contacts, loaded while this one's are written (a hint).
+                for &id in groups.get(g + 1).map_or(&[][..], |next| &next.contacts) {
+                    if let Some(contact) = self.contacts.slots.get(id as usize) {
+                        prefetch(contact);
+                    }
+                }
                 for l in 0..solver::LANES {
                     let Some(impulses) = lanes.lane_impulses(cold, l) else {
                         continue;

@@ -138,11 +138,18 @@ impl World {
         }
 
         // 2. The islands were built for the solve (`World::build_islands`); a body carried
-        //    by a moving kinematic body must stay awake.
+        //    by a moving kinematic body must stay awake (only sleep reads this: without
+        //    kinematic bodies, or with sleeping off, the walk over the contacts is skipped).
         let parent = &mut self.scratch.island_parent;
         let carried = &mut self.scratch.to_wake;
         carried.clear();
-        for (k, &id) in self.contacts.active.iter().enumerate() {
+        let any_carrier = self.scratch.kinematic_count > 0 && self.settings.enable_sleeping;
+        let active = if any_carrier {
+            &self.contacts.active[..]
+        } else {
+            &[]
+        };
+        for (k, &id) in active.iter().enumerate() {
             self.contacts.prefetch_ahead(k, &self.bodies, None);
             let c = &self.contacts.slots[id as usize];
             if !c.touching {

@@ -684,19 +684,8 @@ impl World {
         self.profile.total_ms = start.elapsed_ms();
     }
 
-    /// Fills the counters of the last step.
+    /// Fills the counters of the last step (the contact update counted the manifolds).
     fn count(&mut self) {
-        let mut manifolds = 0;
-        let mut points = 0;
-        for &id in &self.contacts.active {
-            let c = &self.contacts.slots[id as usize];
-            if c.touching {
-                manifolds += 1;
-                points += c.count;
-            }
-        }
-        self.counters.manifolds = manifolds;
-        self.counters.contact_points = points;
         let frozen = self.bodies.iter().filter(|(_, b)| b.frozen).count();
         self.count_sizes(frozen);
     }

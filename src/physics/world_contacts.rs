@@ -228,6 +228,9 @@ impl World {
         } = self;
         let reuse_manifolds = self.settings.reuse_manifolds;
         let (mut tests, mut reused) = (0, 0);
+        // Touching manifolds and their points, for the counters (nothing later in the step
+        // changes them; a contact destroyed below is not counted).
+        let (mut manifolds, mut points) = (0, 0);
         for (k, &id) in contacts.active.iter().enumerate() {
             contacts.prefetch_ahead(k, bodies, Some(colliders));
             let contact = &mut contacts.slots[id as usize];
@@ -246,6 +249,11 @@ impl World {
             let active_a = body_a.awake && body_a.body_type != BodyType::Static;
             let active_b = body_b.awake && body_b.body_type != BodyType::Static;
             if !active_a && !active_b {
+                // Both asleep: the manifold stays as it was, and still counts.
+                if contact.touching {
+                    manifolds += 1;
+                    points += contact.count;
+                }
                 continue;
             }
             if !broad_phase
@@ -318,6 +326,10 @@ impl World {
             let was_touching = contact.touching;
             contact.update_points(manifold.normal, manifold.points());
             contact.touching = manifold.count > 0;
+            if contact.touching {
+                manifolds += 1;
+                points += contact.count;
+            }
             if !contact.touching {
                 // Nothing carried over to a later touch: its points restart at zero too.
                 contact.twist_impulse = 0.0;
@@ -348,6 +360,8 @@ impl World {
         }
         self.counters.pair_tests = tests;
         self.counters.manifolds_reused = reused;
+        self.counters.manifolds = manifolds;
+        self.counters.contact_points = points;
         let to_destroy = std::mem::take(&mut self.scratch.to_destroy);
         for &id in &to_destroy {
             self.destroy_contact(id);

@@ -380,19 +380,22 @@ impl World {
         parent.clear();
         parent.extend(0..count as u32);
         // The pairs of touching awake dynamic bodies, with their masses.
-        let pairs = contacts.active.iter().enumerate().filter_map(|(k, &id)| {
+        let pairs = &mut scratch.island_pairs;
+        pairs.clear();
+        for (k, &id) in contacts.active.iter().enumerate() {
             contacts.prefetch_ahead(k, bodies, None);
             let c = &contacts.slots[id as usize];
-            let a = bodies.at(c.edges[0].body)?;
-            let b = bodies.at(c.edges[1].body)?;
+            let (Some(a), Some(b)) = (bodies.at(c.edges[0].body), bodies.at(c.edges[1].body))
+            else {
+                continue;
+            };
             let dynamic = a.solver_index >= first_dynamic && b.solver_index >= first_dynamic;
-            (c.touching && dynamic).then_some((a.solver_index, b.solver_index, a.mass, b.mass))
-        });
-        for (ia, ib) in pairs
-            .clone()
-            .map(|(a, b, _, _)| (a, b))
-            .chain(jointed.iter().copied())
-        {
+            if c.touching && dynamic {
+                pairs.push((a.solver_index, b.solver_index, a.mass, b.mass));
+            }
+        }
+        let linked = pairs.iter().map(|&(a, b, _, _)| (a, b));
+        for (ia, ib) in linked.chain(jointed.iter().copied()) {
             let (ra, rb) = (find_root(parent, ia), find_root(parent, ib));
             if ra != rb {
                 // Smaller index as root: deterministic.
@@ -404,7 +407,7 @@ impl World {
         let ratio = &mut scratch.island_ratio;
         ratio.clear();
         ratio.resize(count, 1.0);
-        for (ia, _, ma, mb) in pairs {
+        for &(ia, _, ma, mb) in &scratch.island_pairs {
             if ma > 0.0 && mb > 0.0 {
                 let root = find_root(parent, ia) as usize;
                 ratio[root] = ratio[root].max((ma / mb).max(mb / ma));

@@ -105,10 +105,11 @@ impl ManifoldCache {
     pub(crate) fn new(
         a: &Collider,
         b: &Collider,
+        b_in_a: Option<&Isometry>,
         margin: f32,
         manifold: &Manifold,
     ) -> Option<Self> {
-        let pose = ManifoldCache::pose_only(a, b, margin)?;
+        let pose = ManifoldCache::pose_only(a, b, b_in_a, margin)?;
         let (pose_a, pose_b) = (&a.world_pose, &b.world_pose);
         let mut points = [(Vec3::ZERO, Vec3::ZERO, 0); MAX_MANIFOLD_POINTS];
         for (slot, p) in points.iter_mut().zip(manifold.points()) {
@@ -133,7 +134,14 @@ impl ManifoldCache {
     /// shapes' frames for a reuse that does not come was 6 % of a stress race of falling
     /// and landing cubes; if the pair holds still after all, the next test keeps its points
     /// and the step after reuses them.
-    pub(crate) fn pose_only(a: &Collider, b: &Collider, margin: f32) -> Option<Self> {
+    ///
+    /// `b_in_a` is `b`'s pose in `a`'s frame if the caller has it (computed here if not).
+    pub(crate) fn pose_only(
+        a: &Collider,
+        b: &Collider,
+        b_in_a: Option<&Isometry>,
+        margin: f32,
+    ) -> Option<Self> {
         if cheap_to_test(a.shape.kind(), b.shape.kind()) {
             return None;
         }
@@ -141,7 +149,7 @@ impl ManifoldCache {
         // B's bounding box bounds how far its points reach from its origin.
         let reach_b = (b.aabb.center() - pose_b.translation).abs() + b.aabb.half_extents();
         Some(ManifoldCache {
-            b_in_a: pose_a.inv_mul(pose_b),
+            b_in_a: b_in_a.copied().unwrap_or_else(|| pose_a.inv_mul(pose_b)),
             margin,
             limit: MANIFOLD_REUSE_DISTANCE
                 .min(MANIFOLD_REUSE_FRACTION * a.feature_size.min(b.feature_size)),

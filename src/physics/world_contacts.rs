@@ -316,9 +316,9 @@ impl World {
                     // A pair that moved past the reuse limit will most likely move again:
                     // only its pose is kept (see `ManifoldCache::pose_only`).
                     contact.cache = if still == Some(false) {
-                        ManifoldCache::pose_only(col_a, col_b, margin)
+                        ManifoldCache::pose_only(col_a, col_b, b_in_a.as_ref(), margin)
                     } else {
-                        ManifoldCache::new(col_a, col_b, margin, &manifold)
+                        ManifoldCache::new(col_a, col_b, b_in_a.as_ref(), margin, &manifold)
                     };
                     manifold
                 }

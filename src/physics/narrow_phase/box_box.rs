@@ -14,7 +14,9 @@
 
 use super::clip::{clip_polygon, feature_id, ClipVertex};
 use super::geometry::closest_points_segment_segment;
-use super::polytope::{face_fallback, finish_face_contact, FaceIds, FaceQueries, PolyView};
+use super::polytope::{
+    cuboid_face, face_fallback, finish_face_contact, FaceIds, FaceQueries, PolyView,
+};
 use super::{Manifold, ManifoldPoint, Scratch};
 use crate::physics::constants::{
     SAT_ABSOLUTE_TOLERANCE as ABS_TOL, SAT_EDGE_RELATIVE_TOLERANCE as EDGE_REL_TOL,
@@ -108,14 +110,9 @@ pub fn box_box(
     let (i, j) = (face_a.index, face_b.index);
     let sign_a = if t[i] >= 0.0 { 1.0 } else { -1.0 };
     let sign_b = if t.dot(rot.col(j)) > 0.0 { -1.0 } else { 1.0 };
-    let hull_face = |view: &PolyView, axis: usize, sign: f32| {
-        let mut n = Vec3::ZERO;
-        n[axis] = sign;
-        view.face_towards(n)
-    };
     let faces = FaceQueries {
-        a: (face_a.separation, hull_face(&view_a, i, sign_a)),
-        b: (face_b.separation, hull_face(&view_b, j, sign_b)),
+        a: (face_a.separation, cuboid_face(i, sign_a > 0.0)),
+        b: (face_b.separation, cuboid_face(j, sign_b > 0.0)),
         prefer_b: face_b.separation > FACE_REL_TOL * face_a.separation + ABS_TOL,
     };
     // The edge contact is a fallback when both faces clip to nothing (see polytope.rs).
@@ -376,6 +373,26 @@ mod tests {
         let mut m = Manifold::default();
         box_box(ha, hb, &b_in_a, 0.0, &mut Scratch::default(), &mut m);
         m
+    }
+
+    #[test]
+    fn the_face_table_names_the_face_each_axis_points_out_of() {
+        // The face found by searching the hull, for boxes of several shapes, and its plane:
+        // normal sign·e_axis at distance half_extent[axis].
+        for half in [Vec3::ONE, Vec3::new(0.5, 2.0, 0.1), Vec3::new(3.0, 0.2, 0.7)] {
+            let view = PolyView::cuboid(half);
+            for axis in 0..3 {
+                for sign in [-1.0f32, 1.0] {
+                    let mut n = Vec3::ZERO;
+                    n[axis] = sign;
+                    let face = cuboid_face(axis, sign > 0.0);
+                    assert_eq!(face, view.face_towards(n));
+                    let (normal, offset) = view.face_plane(face);
+                    assert!((normal - n).length() < 1e-6, "{normal} for {n}");
+                    assert!((offset - half[axis]).abs() < 1e-6);
+                }
+            }
+        }
     }
 
     #[test]

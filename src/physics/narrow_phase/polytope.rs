@@ -42,6 +42,21 @@ fn unit_cube() -> &'static ConvexHull {
     CUBE.get_or_init(|| ConvexHull::cuboid(Vec3::ONE))
 }
 
+/// The face of every box view (the unit cube's) whose outward normal is +e_axis
+/// (`positive`) or −e_axis: a table lookup instead of [`PolyView::face_towards`]'s search.
+pub fn cuboid_face(axis: usize, positive: bool) -> usize {
+    static FACES: OnceLock<[usize; 6]> = OnceLock::new();
+    let faces = FACES.get_or_init(|| {
+        let view = PolyView::cuboid(Vec3::ONE);
+        std::array::from_fn(|k| {
+            let mut n = Vec3::ZERO;
+            n[k / 2] = if k % 2 == 1 { 1.0 } else { -1.0 };
+            view.face_towards(n)
+        })
+    });
+    faces[2 * axis + positive as usize]
+}
+
 /// A convex polytope seen through a per-axis scale: a hull as it is (scale 1), or a box as
 /// the unit cube scaled by its half extents. Scaling axis-aligned normals by 1/scale keeps
 /// them exact, so boxes and hulls share all the code below.

@@ -1,6 +1,7 @@
 //! Reusing a resting pair's manifold (`WorldSettings::reuse_manifolds`): it must give what
 //! testing every pair every step gives, be used where nothing moves, never where something
-//! does, and be dropped when a shape changes.
+//! does, and be dropped when a shape changes. Pairs known to be out of reach are not tested
+//! until they could have closed the gap, and must touch at the same step as when tested.
 
 mod common;
 
@@ -152,5 +153,64 @@ fn a_resized_collider_is_tested_again() {
         (deepest - (0.6 - c)).abs() < 1.0e-4,
         "depth {deepest}, expected {}",
         0.6 - c
+    );
+}
+
+#[test]
+fn a_pair_out_of_reach_is_not_tested_until_it_could_touch_and_touches_on_time() {
+    // No gravity: a unit cube drifts at 0.3 m/s towards a fixed unit cube, turning at
+    // 0.5 rad/s, from 0.15 m away (inside the broad phase's fat boxes, so the pair exists).
+    // The first test finds the gap along x; every later step may skip the test while B's
+    // points cannot have moved more than gap − margin since. Skipping changes nothing: the
+    // world that tests every pair every step must match bit for bit, step by step, up to and
+    // through the first touch.
+    let build = |reuse_manifolds: bool| {
+        let mut w = World::new(WorldSettings {
+            gravity: Vec3::ZERO,
+            enable_sleeping: false,
+            reuse_manifolds,
+            ..WorldSettings::default()
+        });
+        let a = w.create_body(BodyDef::fixed(Vec3::ZERO));
+        w.add_collider(a, ColliderDef::new(Shape::cuboid(Vec3::splat(0.5))))
+            .unwrap();
+        let b = unit_cube(&mut w, Vec3::new(1.15, 0.0, 0.0));
+        w.set_linear_velocity(b, Vec3::new(-0.3, 0.0, 0.0)).unwrap();
+        w.set_angular_velocity(b, Vec3::new(0.0, 0.5, 0.0)).unwrap();
+        (w, b)
+    };
+    let (mut skipping, b_s) = build(true);
+    let (mut testing, b_t) = build(false);
+    let (mut skipped, mut first_touch) = (0, None);
+    for step in 0..60 {
+        skipping.step(DT);
+        testing.step(DT);
+        let (s, t) = (skipping.body(b_s).unwrap(), testing.body(b_t).unwrap());
+        assert_eq!(s.position(), t.position(), "step {step}");
+        assert_eq!(s.rotation(), t.rotation(), "step {step}");
+        let touching = |w: &World| w.contacts().filter(|c| c.is_touching()).count();
+        assert_eq!(touching(&skipping), touching(&testing), "step {step}");
+        let c = skipping.counters();
+        assert_eq!(c.pairs, 1, "step {step}");
+        if first_touch.is_none() {
+            skipped += c.manifolds_reused;
+        }
+        if first_touch.is_none() && touching(&testing) > 0 {
+            first_touch = Some(step);
+        }
+    }
+    // Closing at 0.3 m/s (5 mm a step) it would touch (within the speculative margin) after
+    // about (0.15 − margin) / 0.005 ≈ 25 steps; turning brings its corners out (a corner
+    // reaches 0.5·(cos θ + sin θ) along x at θ = 0.5 rad/s · t), so sooner. The skipping
+    // world tests only once the gap is used up.
+    let first_touch = first_touch.expect("the cubes touch within a second");
+    assert!(
+        (5..25).contains(&first_touch),
+        "first touch at step {first_touch}"
+    );
+    eprintln!("first touch at step {first_touch}, {skipped} tests skipped");
+    assert!(
+        skipped >= first_touch / 2,
+        "only {skipped} tests skipped before the touch"
     );
 }

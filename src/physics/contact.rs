@@ -96,6 +96,10 @@ pub(crate) struct ManifoldCache {
     /// False for a cache that keeps only the pose of the test ([`ManifoldCache::pose_only`]):
     /// it says whether the pair kept still since, but has no manifold to reuse.
     complete: bool,
+    /// The test found no points because an axis separated the shapes by this much, m (a
+    /// lower bound on their distance then; 0 when not known). See
+    /// [`ManifoldCache::stays_apart`].
+    gap: f32,
 }
 
 impl ManifoldCache {
@@ -109,7 +113,7 @@ impl ManifoldCache {
         margin: f32,
         manifold: &Manifold,
     ) -> Option<Self> {
-        let pose = ManifoldCache::pose_only(a, b, b_in_a, margin)?;
+        let pose = ManifoldCache::pose_only(a, b, b_in_a, margin, manifold.gap)?;
         let (pose_a, pose_b) = (&a.world_pose, &b.world_pose);
         let mut points = [(Vec3::ZERO, Vec3::ZERO, 0); MAX_MANIFOLD_POINTS];
         for (slot, p) in points.iter_mut().zip(manifold.points()) {
@@ -141,6 +145,7 @@ impl ManifoldCache {
         b: &Collider,
         b_in_a: Option<&Isometry>,
         margin: f32,
+        gap: f32,
     ) -> Option<Self> {
         if cheap_to_test(a.shape.kind(), b.shape.kind()) {
             return None;
@@ -158,6 +163,7 @@ impl ManifoldCache {
             points: [(Vec3::ZERO, Vec3::ZERO, 0); MAX_MANIFOLD_POINTS],
             count: 0,
             complete: false,
+            gap,
         })
     }
 
@@ -170,12 +176,26 @@ impl ManifoldCache {
     /// point moved past the limit, and the margin has not grown past the test's by more
     /// than that (a point it left out would be at least margin − limit away).
     pub(crate) fn holds(&self, b_in_a: &Isometry, margin: f32) -> bool {
+        self.motion_bound(b_in_a) <= self.limit && margin <= self.margin + self.limit
+    }
+
+    /// Whether the shapes are certainly still farther apart than `margin`, with B now at
+    /// `b_in_a`: the test's separating axis (fixed in A's frame) had them `gap` apart, and no
+    /// point of B has moved more than [`Self::motion_bound`] along it since, so a test now
+    /// would find no points either (every point it keeps is within `margin` of the other
+    /// shape). [`GAP_ROUNDING`] covers the rounding of the separation.
+    pub(crate) fn stays_apart(&self, b_in_a: &Isometry, margin: f32) -> bool {
+        self.gap > 0.0 && self.motion_bound(b_in_a) <= self.gap - margin - GAP_ROUNDING
+    }
+
+    /// How far any point of B can have moved relative to A since the test, m: the
+    /// translation plus the rotation's chord at B's reach (θ·reach ≤ π·sin(θ/2)·reach).
+    fn motion_bound(&self, b_in_a: &Isometry) -> f32 {
         let moved = (b_in_a.translation - self.b_in_a.translation).length();
         let turn = (self.b_in_a.rotation.inverse() * b_in_a.rotation)
             .xyz()
             .length();
-        let bound = moved + std::f32::consts::PI * turn * self.reach_b;
-        bound <= self.limit && margin <= self.margin + self.limit
+        moved + std::f32::consts::PI * turn * self.reach_b
     }
 
     /// The manifold now, in world space, for colliders at `pose_a` and `pose_b`: the cached
@@ -202,6 +222,10 @@ impl ManifoldCache {
         out
     }
 }
+
+/// Slack on a separation kept for [`ManifoldCache::stays_apart`], m: more than the rounding
+/// of a separating-axis test at the scales the engine supports.
+const GAP_ROUNDING: f32 = 1.0e-4;
 
 /// Pairs whose collision test is a closed form of a few dozen operations: anything with a
 /// plane (also unbounded, so its points have no reach), two spheres or capsules (closest

@@ -68,7 +68,8 @@ pub struct StepCounters {
     /// Boxes the broad phase tested for overlap this step (tree or quadtree nodes, grid
     /// candidates, proxies): what the choice of broad phase changes.
     pub broad_phase_tests: u64,
-    /// Pairs whose kept manifold was reused instead (they had barely moved).
+    /// Pairs whose kept manifold was reused instead (they had barely moved), or that were
+    /// known to be still apart (they cannot have closed the gap their last test found).
     pub manifolds_reused: usize,
     /// Awake islands built this step.
     pub islands: usize,

@@ -295,10 +295,24 @@ impl World {
                 .as_ref()
                 .zip(b_in_a.as_ref())
                 .map(|(cache, b_in_a)| reuse_manifolds && cache.holds(b_in_a, margin));
+            let apart =
+                contact
+                    .cache
+                    .as_ref()
+                    .zip(b_in_a.as_ref())
+                    .is_some_and(|(cache, b_in_a)| {
+                        reuse_manifolds && cache.stays_apart(b_in_a, margin)
+                    });
             let manifold = match &contact.cache {
                 Some(cache) if still == Some(true) && cache.is_complete() => {
                     reused += 1;
                     cache.manifold(pose_a, pose_b, margin)
+                }
+                // Still out of reach: no points, and the cache stays as it is (its pose is
+                // where the gap was measured, which bounds the motion since).
+                Some(_) if apart => {
+                    reused += 1;
+                    Manifold::default()
                 }
                 _ => {
                     tests += 1;
@@ -316,7 +330,13 @@ impl World {
                     // A pair that moved past the reuse limit will most likely move again:
                     // only its pose is kept (see `ManifoldCache::pose_only`).
                     contact.cache = if still == Some(false) {
-                        ManifoldCache::pose_only(col_a, col_b, b_in_a.as_ref(), margin)
+                        ManifoldCache::pose_only(
+                            col_a,
+                            col_b,
+                            b_in_a.as_ref(),
+                            margin,
+                            manifold.gap,
+                        )
                     } else {
                         ManifoldCache::new(col_a, col_b, b_in_a.as_ref(), margin, &manifold)
                     };

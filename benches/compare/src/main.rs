@@ -352,6 +352,18 @@ fn stress() {
                 }
             }
         }
+        if std::env::var("COUNTS").is_ok() && bodies % 1000 == 0 && bodies <= 4000 {
+            let c = ours.counters();
+            let (mut pairs, mut mans, mut pts) = (0, 0, 0);
+            for p in theirs.narrow_phase.contact_pairs() {
+                pairs += 1;
+                for m in p.manifolds() {
+                    if !m.data.solver_contacts.is_empty() { mans += 1; }
+                    pts += m.data.solver_contacts.len();
+                }
+            }
+            eprintln!("{bodies}: ours pairs {} manifolds {} points {} tests {} reused {} | rapier pairs {pairs} manifolds {mans} solver points {pts}", c.pairs, c.manifolds, c.contact_points, c.pair_tests, c.manifolds_reused);
+        }
         if bodies % 1000 == 0 && bodies <= 4000 {
             report[bodies / 1000 - 1] = (last30(&t_ours), last30(&t_theirs));
         }

@@ -63,6 +63,7 @@ pub fn box_box(
     for i in 0..3 {
         let sep = t[i].abs() - ha[i] - hb.dot(abs_r[i]);
         if sep > margin {
+            out.gap = sep;
             return;
         }
         face_a.offer(sep, i);
@@ -73,6 +74,7 @@ pub fn box_box(
         let ra = ha.x * abs_r[0][j] + ha.y * abs_r[1][j] + ha.z * abs_r[2][j];
         let sep = t.dot(col).abs() - ra - hb[j];
         if sep > margin {
+            out.gap = sep;
             return;
         }
         face_b.offer(sep, j);
@@ -93,6 +95,7 @@ pub fn box_box(
             let dist = (t[i2] * r[i1][j] - t[i1] * r[i2][j]).abs();
             let sep = (dist - ra - rb) / len;
             if sep > margin {
+                out.gap = sep;
                 return;
             }
             edge.offer(sep, 3 * i + j);
@@ -379,7 +382,11 @@ mod tests {
     fn the_face_table_names_the_face_each_axis_points_out_of() {
         // The face found by searching the hull, for boxes of several shapes, and its plane:
         // normal sign·e_axis at distance half_extent[axis].
-        for half in [Vec3::ONE, Vec3::new(0.5, 2.0, 0.1), Vec3::new(3.0, 0.2, 0.7)] {
+        for half in [
+            Vec3::ONE,
+            Vec3::new(0.5, 2.0, 0.1),
+            Vec3::new(3.0, 0.2, 0.7),
+        ] {
             let view = PolyView::cuboid(half);
             for axis in 0..3 {
                 for sign in [-1.0f32, 1.0] {
@@ -393,6 +400,75 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_reported_gap_keeps_the_boxes_apart_for_any_smaller_motion() {
+        // The contact update skips the test of a pair whose last test reported `gap` while
+        // B's points cannot have moved more than gap − margin since (`ManifoldCache::
+        // stays_apart`; motion bound |Δt| + π·|Δq.xyz|·reach). Check against the test itself:
+        // random boxes, random poses with a gap, random moves within the bound: no points.
+        let margin = 0.02;
+        let mut rng = Lcg(41);
+        let (mut with_gap, mut moves) = (0, 0);
+        for _ in 0..3000 {
+            let (ha, hb) = (
+                Vec3::new(
+                    rng.range(0.1, 1.0),
+                    rng.range(0.1, 1.0),
+                    rng.range(0.1, 1.0),
+                ),
+                Vec3::new(
+                    rng.range(0.1, 1.0),
+                    rng.range(0.1, 1.0),
+                    rng.range(0.1, 1.0),
+                ),
+            );
+            let b_in_a = Isometry::new(rng.vec_in(2.0), rng.rotation());
+            let tested = collide(ha, hb, b_in_a);
+            let mut m = Manifold::default();
+            box_box(ha, hb, &b_in_a, margin, &mut Scratch::default(), &mut m);
+            if m.gap <= margin {
+                continue;
+            }
+            assert_eq!(m.count, 0);
+            assert_eq!(
+                tested.count, 0,
+                "apart by more than the margin: no points at 0"
+            );
+            with_gap += 1;
+            let room = m.gap - margin - 1.0e-4;
+            for _ in 0..10 {
+                // A small turn about a random axis and a shift, scaled into the room.
+                let turn = Quat::from_axis_angle(rng.rotation() * Vec3::X, rng.range(0.0, 0.5));
+                let shift = rng.vec_in(1.0);
+                let bound =
+                    shift.length() + std::f32::consts::PI * turn.xyz().length() * hb.length();
+                let k = rng.range(0.0, 1.0) * room / bound.max(1.0e-6);
+                let turn = Quat::IDENTITY.slerp(turn, k.min(1.0));
+                let shift = shift * k.min(1.0);
+                let moved = Isometry::new(b_in_a.translation + shift, turn * b_in_a.rotation);
+                let after = {
+                    let mut out = Manifold::default();
+                    box_box(ha, hb, &moved, margin, &mut Scratch::default(), &mut out);
+                    out
+                };
+                let bound =
+                    shift.length() + std::f32::consts::PI * turn.xyz().length() * hb.length();
+                if bound <= room {
+                    moves += 1;
+                    assert_eq!(
+                        after.count, 0,
+                        "moved {bound} within the gap {} − margin",
+                        m.gap
+                    );
+                }
+            }
+        }
+        assert!(
+            with_gap > 500 && moves > 3000,
+            "{with_gap} gaps, {moves} moves"
+        );
     }
 
     #[test]

@@ -46,6 +46,10 @@ pub struct Manifold {
     pub points: [ManifoldPoint; MAX_MANIFOLD_POINTS],
     /// Number of points in use.
     pub count: usize,
+    /// When empty because an axis separated the shapes by more than the margin: that
+    /// separation, m, a lower bound on their distance (0 when not known). The contact
+    /// update uses it to skip testing a pair that cannot have closed the gap since.
+    pub gap: f32,
 }
 
 impl Manifold {

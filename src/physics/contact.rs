@@ -98,7 +98,7 @@ pub(crate) struct ManifoldCache {
     complete: bool,
     /// The test found no points because an axis separated the shapes by this much, m (a
     /// lower bound on their distance then; 0 when not known). See
-    /// [`ManifoldCache::stays_apart`].
+    /// [`ManifoldCache::remaining_gap`].
     gap: f32,
 }
 
@@ -179,13 +179,15 @@ impl ManifoldCache {
         self.motion_bound(b_in_a) <= self.limit && margin <= self.margin + self.limit
     }
 
-    /// Whether the shapes are certainly still farther apart than `margin`, with B now at
-    /// `b_in_a`: the test's separating axis (fixed in A's frame) had them `gap` apart, and no
-    /// point of B has moved more than [`Self::motion_bound`] along it since, so a test now
-    /// would find no points either (every point it keeps is within `margin` of the other
-    /// shape). [`GAP_ROUNDING`] covers the rounding of the separation.
-    pub(crate) fn stays_apart(&self, b_in_a: &Isometry, margin: f32) -> bool {
-        self.gap > 0.0 && self.motion_bound(b_in_a) <= self.gap - margin - GAP_ROUNDING
+    /// If the shapes are certainly still farther apart than `margin` with B now at `b_in_a`,
+    /// how far apart at least (along the separating axis of the test, fixed in A's frame):
+    /// the kept `gap` less how far any point of B can have moved since
+    /// ([`Self::motion_bound`]). A test now would then find no points either (every point it
+    /// keeps is within `margin` of the other shape). [`GAP_ROUNDING`] covers the rounding of
+    /// the separation.
+    pub(crate) fn remaining_gap(&self, b_in_a: &Isometry, margin: f32) -> Option<f32> {
+        let remaining = self.gap - self.motion_bound(b_in_a);
+        (self.gap > 0.0 && remaining >= margin + GAP_ROUNDING).then_some(remaining)
     }
 
     /// How far any point of B can have moved relative to A since the test, m: the
@@ -223,7 +225,7 @@ impl ManifoldCache {
     }
 }
 
-/// Slack on a separation kept for [`ManifoldCache::stays_apart`], m: more than the rounding
+/// Slack on a separation kept for [`ManifoldCache::remaining_gap`], m: more than the rounding
 /// of a separating-axis test at the scales the engine supports.
 const GAP_ROUNDING: f32 = 1.0e-4;
 

@@ -295,40 +295,47 @@ impl World {
                 .as_ref()
                 .zip(b_in_a.as_ref())
                 .map(|(cache, b_in_a)| reuse_manifolds && cache.holds(b_in_a, margin));
-            let apart =
-                contact
-                    .cache
-                    .as_ref()
-                    .zip(b_in_a.as_ref())
-                    .is_some_and(|(cache, b_in_a)| {
-                        reuse_manifolds && cache.stays_apart(b_in_a, margin)
-                    });
-            let manifold = match &contact.cache {
-                Some(cache) if still == Some(true) && cache.is_complete() => {
+            // The gap left if the pair is certainly still out of reach (see
+            // `ManifoldCache::remaining_gap`).
+            let apart = contact
+                .cache
+                .as_ref()
+                .zip(b_in_a.as_ref())
+                .and_then(|(cache, b_in_a)| cache.remaining_gap(b_in_a, margin))
+                .filter(|_| reuse_manifolds);
+            let manifold = match (&contact.cache, apart) {
+                (Some(cache), _) if still == Some(true) && cache.is_complete() => {
                     reused += 1;
                     cache.manifold(pose_a, pose_b, margin)
                 }
-                // Still out of reach: no points, and the cache stays as it is (its pose is
-                // where the gap was measured, which bounds the motion since).
-                Some(_) if apart => {
-                    reused += 1;
-                    Manifold::default()
-                }
-                _ => {
-                    tests += 1;
-                    let narrow = &mut scratch.narrow;
-                    let (shape_a, shape_b) = (&col_a.shape, &col_b.shape);
-                    let manifold = collide_knowing(
-                        shape_a,
-                        pose_a,
-                        shape_b,
-                        pose_b,
-                        b_in_a.as_ref(),
-                        margin,
-                        narrow,
-                    );
+                (_, gap) => {
+                    let manifold = match gap {
+                        // Still out of reach: a test would find no points.
+                        Some(gap) => {
+                            reused += 1;
+                            Manifold {
+                                gap,
+                                ..Manifold::default()
+                            }
+                        }
+                        None => {
+                            tests += 1;
+                            let (shape_a, shape_b) = (&col_a.shape, &col_b.shape);
+                            collide_knowing(
+                                shape_a,
+                                pose_a,
+                                shape_b,
+                                pose_b,
+                                b_in_a.as_ref(),
+                                margin,
+                                &mut scratch.narrow,
+                            )
+                        }
+                    };
                     // A pair that moved past the reuse limit will most likely move again:
-                    // only its pose is kept (see `ManifoldCache::pose_only`).
+                    // only its pose is kept (see `ManifoldCache::pose_only`). A skipped test
+                    // leaves the cache as the test would have: kept at this pose, with the
+                    // gap that is left.
                     contact.cache = if still == Some(false) {
                         ManifoldCache::pose_only(
                             col_a,

@@ -434,10 +434,52 @@ fn min_spacing_squared(points: &[ContactPoint]) -> f32 {
     best
 }
 
-/// How far ahead of a loop over the active contacts [`ContactSet::prefetch_ahead`] asks for
-/// the contact, and for its bodies and colliders (positions in `active`).
+/// How far ahead of a loop over a list of contacts [`prefetch_ahead`] asks for the contact,
+/// and for its bodies and colliders (positions in the list).
 const CONTACT_AHEAD: usize = 8;
 const OBJECTS_AHEAD: usize = 4;
+
+/// Cache hints for a loop over `list` (the active contacts' [`ActiveInfo`], or the touching
+/// ones) at position `k`; results do not depend on them. Starts loading the contact
+/// [`CONTACT_AHEAD`] places on, and the bodies (and, if given, the colliders) of the one
+/// [`OBJECTS_AHEAD`] places on. The loops hop through memory by index; without the hints
+/// each iteration waited on its loads in turn.
+#[inline]
+pub(crate) fn prefetch_ahead(
+    list: &[ActiveInfo],
+    k: usize,
+    slots: &[Contact],
+    bodies: &Arena<Body>,
+    colliders: Option<&Arena<Collider>>,
+) {
+    if let Some(info) = list.get(k + CONTACT_AHEAD) {
+        if let Some(contact) = slots.get(info.id as usize) {
+            prefetch(contact);
+        }
+    }
+    if let Some(info) = list.get(k + OBJECTS_AHEAD) {
+        bodies.prefetch(info.bodies[0]);
+        bodies.prefetch(info.bodies[1]);
+        if let Some(colliders) = colliders {
+            colliders.prefetch(info.colliders[0]);
+            colliders.prefetch(info.colliders[1]);
+        }
+    }
+}
+
+/// What the loops over the contacts look at first, kept dense next to `active` (same order)
+/// so they can skip a contact, or ask for the ones ahead, without loading it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ActiveInfo {
+    /// The contact's id.
+    pub id: u32,
+    /// Body slots of A and B.
+    pub bodies: [u32; 2],
+    /// Collider slots of A and B.
+    pub colliders: [u32; 2],
+    /// The contact has manifold points ([`Contact::touching`]).
+    pub touching: bool,
+}
 
 /// All contacts, with the pair table and the dense iteration list.
 #[derive(Clone, Debug, Default)]
@@ -446,6 +488,9 @@ pub(crate) struct ContactSet {
     free: Vec<u32>,
     /// Ids of live contacts, in creation order (with swap-removal).
     pub active: Vec<u32>,
+    /// Per entry of `active`, in its order: the contact's bodies, colliders and whether it
+    /// touches.
+    pub info: Vec<ActiveInfo>,
     pairs: DeterministicMap<u64, u32>,
 }
 
@@ -459,6 +504,7 @@ impl ContactSet {
     pub fn heap_bytes(&self) -> usize {
         self.slots.capacity() * std::mem::size_of::<Contact>()
             + (self.free.capacity() + self.active.capacity()) * std::mem::size_of::<u32>()
+            + self.info.capacity() * std::mem::size_of::<ActiveInfo>()
             + self.pairs.capacity() * (std::mem::size_of::<(u64, u32)>() + 1)
     }
 
@@ -510,15 +556,24 @@ impl ContactSet {
             }
         };
         self.active.push(id);
+        self.info.push(ActiveInfo {
+            id,
+            bodies: [body_a, body_b],
+            colliders: [collider_a, collider_b],
+            touching: false,
+        });
         self.pairs.insert(pair_key(collider_a, collider_b), id);
         id
     }
 
-    /// Cache hints for a loop over `active` at position `k` (results do not depend on them):
-    /// starts loading the contact [`CONTACT_AHEAD`] places on, and the bodies (and, if given,
-    /// the colliders) of the one [`OBJECTS_AHEAD`] places on, whose contact was asked for
-    /// four iterations earlier. The loops hop through memory by index; without the hints each
-    /// iteration waited on its loads in turn.
+    /// The touching contacts, in `active`'s order, into `out`.
+    pub fn touching_into(&self, out: &mut Vec<ActiveInfo>) {
+        out.clear();
+        out.extend(self.info.iter().filter(|info| info.touching));
+    }
+
+    /// Cache hints for a loop over `active` at position `k` (results do not depend on them).
+    /// See [`prefetch_ahead`].
     #[inline]
     pub fn prefetch_ahead(
         &self,
@@ -526,18 +581,7 @@ impl ContactSet {
         bodies: &Arena<Body>,
         colliders: Option<&Arena<Collider>>,
     ) {
-        if let Some(&id) = self.active.get(k + CONTACT_AHEAD) {
-            prefetch(&self.slots[id as usize]);
-        }
-        if let Some(&id) = self.active.get(k + OBJECTS_AHEAD) {
-            let c = &self.slots[id as usize];
-            bodies.prefetch(c.edges[0].body);
-            bodies.prefetch(c.edges[1].body);
-            if let Some(colliders) = colliders {
-                colliders.prefetch(c.collider_a);
-                colliders.prefetch(c.collider_b);
-            }
-        }
+        prefetch_ahead(&self.info, k, &self.slots, bodies, colliders);
     }
 
     /// Frees a contact (already unlinked from its bodies).
@@ -548,6 +592,7 @@ impl ContactSet {
         let key = pair_key(contact.collider_a, contact.collider_b);
         self.pairs.remove(&key);
         self.active.swap_remove(dense);
+        self.info.swap_remove(dense);
         if let Some(&moved) = self.active.get(dense) {
             self.slots[moved as usize].dense_index = dense as u32;
         }

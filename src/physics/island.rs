@@ -144,20 +144,15 @@ impl World {
         let carried = &mut self.scratch.to_wake;
         carried.clear();
         let any_carrier = self.scratch.kinematic_count > 0 && self.settings.enable_sleeping;
-        let active = if any_carrier {
-            &self.contacts.active[..]
+        let touching = if any_carrier {
+            &self.scratch.touching[..]
         } else {
             &[]
         };
-        for (k, &id) in active.iter().enumerate() {
-            self.contacts.prefetch_ahead(k, &self.bodies, None);
-            let c = &self.contacts.slots[id as usize];
-            if !c.touching {
-                continue;
-            }
+        for info in touching {
             let (Some(a), Some(b)) = (
-                self.bodies.at(c.edges[0].body),
-                self.bodies.at(c.edges[1].body),
+                self.bodies.at(info.bodies[0]),
+                self.bodies.at(info.bodies[1]),
             ) else {
                 continue;
             };

@@ -362,6 +362,8 @@ pub(crate) struct StepScratch {
     pub island_parent: Vec<u32>,
     /// Largest mass ratio of touching bodies, per island root.
     pub island_ratio: Vec<f32>,
+    /// The touching contacts after the contact update, in the order of the active list.
+    pub touching: Vec<super::contact::ActiveInfo>,
     /// The touching pairs of awake dynamic bodies this step: solver indices and masses.
     pub island_pairs: Vec<(u32, u32, f32, f32)>,
     /// Buffers for re-indexing bodies by group.

@@ -353,6 +353,7 @@ impl World {
             let was_touching = contact.touching;
             contact.update_points(manifold.normal, manifold.points());
             contact.touching = manifold.count > 0;
+            contacts.info[k].touching = contact.touching;
             if contact.touching {
                 manifolds += 1;
                 points += contact.count;
@@ -394,6 +395,9 @@ impl World {
             self.destroy_contact(id);
         }
         self.scratch.to_destroy = to_destroy;
+        // The touching contacts, in the order of `active` after the removals: what the
+        // islands, the solver's gather and sleep walk.
+        self.contacts.touching_into(&mut self.scratch.touching);
         let to_wake = std::mem::take(&mut self.scratch.to_wake);
         for &body in &to_wake {
             self.wake_body_index(body);

@@ -21,6 +21,7 @@ use std::ops::Range;
 
 use super::body::{BodyType, NULL};
 use super::constants::*;
+use super::contact::prefetch_ahead;
 use super::joint::{solve_joints, JointPass};
 use super::math::{Isometry, Mat3, Quat, Vec3};
 use super::prefetch::prefetch;
@@ -382,15 +383,12 @@ impl World {
         // The pairs of touching awake dynamic bodies, with their masses.
         let pairs = &mut scratch.island_pairs;
         pairs.clear();
-        for (k, &id) in contacts.active.iter().enumerate() {
-            contacts.prefetch_ahead(k, bodies, None);
-            let c = &contacts.slots[id as usize];
-            let (Some(a), Some(b)) = (bodies.at(c.edges[0].body), bodies.at(c.edges[1].body))
-            else {
+        for (k, info) in scratch.touching.iter().enumerate() {
+            prefetch_ahead(&scratch.touching, k, &contacts.slots, bodies, None);
+            let (Some(a), Some(b)) = (bodies.at(info.bodies[0]), bodies.at(info.bodies[1])) else {
                 continue;
             };
-            let dynamic = a.solver_index >= first_dynamic && b.solver_index >= first_dynamic;
-            if c.touching && dynamic {
+            if a.solver_index >= first_dynamic && b.solver_index >= first_dynamic {
                 pairs.push((a.solver_index, b.solver_index, a.mass, b.mass));
             }
         }
@@ -578,12 +576,17 @@ impl World {
         scratch.constraint_group.clear();
         scratch.constraint_height.clear();
         let first_dynamic = 1 + scratch.kinematic_count as u32;
-        for (k, &id) in contacts.active.iter().enumerate() {
-            contacts.prefetch_ahead(k, bodies, Some(colliders));
+        for (k, info) in scratch.touching.iter().enumerate() {
+            prefetch_ahead(
+                &scratch.touching,
+                k,
+                &contacts.slots,
+                bodies,
+                Some(colliders),
+            );
+            let id = info.id;
             let c = &mut contacts.slots[id as usize];
-            if !c.touching {
-                continue;
-            }
+            debug_assert!(c.touching);
             let (Some(body_a), Some(body_b)) =
                 (bodies.at(c.edges[0].body), bodies.at(c.edges[1].body))
             else {

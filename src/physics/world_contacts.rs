@@ -295,21 +295,20 @@ impl World {
                 .as_ref()
                 .zip(b_in_a.as_ref())
                 .map(|(cache, b_in_a)| reuse_manifolds && cache.holds(b_in_a, margin));
-            // The gap left if the pair is certainly still out of reach (see
-            // `ManifoldCache::remaining_gap`).
-            let apart = contact
-                .cache
-                .as_ref()
-                .zip(b_in_a.as_ref())
-                .and_then(|(cache, b_in_a)| cache.remaining_gap(b_in_a, margin))
-                .filter(|_| reuse_manifolds);
-            let manifold = match (&contact.cache, apart) {
-                (Some(cache), _) if still == Some(true) && cache.is_complete() => {
+            let manifold = match &contact.cache {
+                Some(cache) if still == Some(true) && cache.is_complete() => {
                     reused += 1;
                     cache.manifold(pose_a, pose_b, margin)
                 }
-                (_, gap) => {
-                    let manifold = match gap {
+                cache => {
+                    // The gap left if the pair is certainly still out of reach (see
+                    // `ManifoldCache::remaining_gap`).
+                    let apart = cache
+                        .as_ref()
+                        .zip(b_in_a.as_ref())
+                        .and_then(|(cache, b_in_a)| cache.remaining_gap(b_in_a, margin))
+                        .filter(|_| reuse_manifolds);
+                    let manifold = match apart {
                         // Still out of reach: a test would find no points.
                         Some(gap) => {
                             reused += 1;

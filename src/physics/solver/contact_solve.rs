@@ -177,7 +177,7 @@ pub(crate) struct Shift {
 impl Shift {
     /// The shift of lanes whose bodies moved apart by `moved` (Δx_b − Δx_a).
     #[inline]
-    fn current(c: &ConstraintLanes, moved: Vec3x4) -> Shift {
+    fn current(c: &ConstraintLanes, cold: &LaneBlocks, moved: Vec3x4) -> Shift {
         let half = f32x4::splat(0.5) * moved;
         let s = Vec3x4::select(c.shared_point, half, Vec3x4::ZERO);
         if s == Vec3x4::ZERO {
@@ -187,8 +187,8 @@ impl Shift {
         let rows = c.directions().map(|d| s.cross(d));
         Shift {
             s,
-            turns_a: rows.map(|r| c.inv_inertia_a.mul_vec3(r)),
-            turns_b: rows.map(|r| c.inv_inertia_b.mul_vec3(r)),
+            turns_a: rows.map(|r| cold.inv_inertia_a.mul_vec3(r)),
+            turns_b: rows.map(|r| cold.inv_inertia_b.mul_vec3(r)),
         }
     }
 
@@ -222,7 +222,7 @@ fn shift_now<'a, B: Bodies + ?Sized>(
     positions_moved: bool,
 ) -> &'a Shift {
     if positions_moved {
-        cold.shift = Shift::current(c, relative_motion(c, bodies));
+        cold.shift = Shift::current(c, cold, relative_motion(c, bodies));
     }
     &cold.shift
 }
@@ -329,7 +329,7 @@ pub(crate) fn solve_contact_lanes<B: Bodies + ?Sized>(
         for p in &mut c.points[..c.count] {
             p.separation_now = tracking.separation(normal, p);
         }
-        cold.shift = Shift::current(c, tracking.moved);
+        cold.shift = Shift::current(c, cold, tracking.moved);
     }
     let shift = &cold.shift;
     match pass {

@@ -69,6 +69,10 @@ pub(crate) struct RollingLane {
 /// their own, index for index with the lane groups.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct LaneBlocks {
+    /// The bodies' world inverse inertias (fixed for the step; read when the arms' shift is
+    /// measured, once per sub-step).
+    pub inv_inertia_a: Mat3x4,
+    pub inv_inertia_b: Mat3x4,
     pub rolling: [RollingLane; LANES],
     /// K = J·M⁻¹·Jᵀ of the four lanes without the passes' diagonal terms (zero outside each
     /// lane's manifold).
@@ -96,9 +100,6 @@ pub(crate) struct ConstraintLanes {
     pub body_b: [u32; LANES],
     pub inv_mass_a: f32x4,
     pub inv_mass_b: f32x4,
-    /// The bodies' world inverse inertias (fixed for the step).
-    pub inv_inertia_a: Mat3x4,
-    pub inv_inertia_b: Mat3x4,
     pub normal: Vec3x4,
     pub tangents: [Vec3x4; 2],
     pub friction: f32x4,
@@ -177,8 +178,8 @@ impl ConstraintLanes {
             self.body_b[l] = c.body_b;
             self.inv_mass_a.as_mut_array()[l] = a.inv_mass;
             self.inv_mass_b.as_mut_array()[l] = b.inv_mass;
-            self.inv_inertia_a.set_lane(l, &a.inv_inertia);
-            self.inv_inertia_b.set_lane(l, &b.inv_inertia);
+            cold.inv_inertia_a.set_lane(l, &a.inv_inertia);
+            cold.inv_inertia_b.set_lane(l, &b.inv_inertia);
             let (t0, t1) = orthonormal_basis(shared.normal);
             self.normal.set_lane(l, shared.normal);
             self.tangents[0].set_lane(l, t0);
@@ -243,8 +244,8 @@ impl ConstraintLanes {
         {
             let rows_a = directions.map(|d| centre_a.cross(d));
             let rows_b = directions.map(|d| centre_b.cross(d));
-            let turns_a = rows_a.map(|r| self.inv_inertia_a.mul_vec3(r));
-            let turns_b = rows_b.map(|r| self.inv_inertia_b.mul_vec3(r));
+            let turns_a = rows_a.map(|r| cold.inv_inertia_a.mul_vec3(r));
+            let turns_b = rows_b.map(|r| cold.inv_inertia_b.mul_vec3(r));
             self.centre_a = centre_a;
             self.centre_b = centre_b;
             self.friction_mass = tangent_mass(linear, &rows_a, &turns_a, &rows_b, &turns_b);
@@ -254,8 +255,8 @@ impl ConstraintLanes {
             // step's basis.
             self.friction_impulse = [1, 2].map(|d| warm * friction_impulse.dot(directions[d]));
             let (turn_a, turn_b) = (
-                self.inv_inertia_a.mul_vec3(self.normal),
-                self.inv_inertia_b.mul_vec3(self.normal),
+                cold.inv_inertia_a.mul_vec3(self.normal),
+                cold.inv_inertia_b.mul_vec3(self.normal),
             );
             let k = self.normal.dot(turn_a) + self.normal.dot(turn_b);
             self.twist_turn_a = turn_a;
@@ -273,8 +274,8 @@ impl ConstraintLanes {
             let ra = Vec3x4::gather(points.map(|p| p.anchor_a));
             let rb = Vec3x4::gather(points.map(|p| p.anchor_b));
             let (row_a, row_b) = (ra.cross(self.normal), rb.cross(self.normal));
-            let turn_a = self.inv_inertia_a.mul_vec3(row_a);
-            let turn_b = self.inv_inertia_b.mul_vec3(row_b);
+            let turn_a = cold.inv_inertia_a.mul_vec3(row_a);
+            let turn_b = cold.inv_inertia_b.mul_vec3(row_b);
             let k = linear + row_a.dot(turn_a) + row_b.dot(turn_b);
             let dv = linear_b + angular_b.cross(rb) - linear_a - angular_a.cross(ra);
             let off = ra - centre_a;

@@ -580,17 +580,22 @@ pub fn polytope_polytope(
     scratch: &mut Scratch,
     out: &mut Manifold,
 ) {
+    // An axis separating the shapes by more than the margin: no contact, and that
+    // separation is a lower bound on their distance (`Manifold::gap`).
     let face_a = query_faces(a, b, b_in_a, margin);
     if face_a.0 > margin {
+        out.gap = face_a.0;
         return;
     }
     let a_in_b = b_in_a.inverse();
     let face_b = query_faces(b, a, &a_in_b, margin);
     if face_b.0 > margin {
+        out.gap = face_b.0;
         return;
     }
     let edge = query_edges(a, b, b_in_a, margin);
     if edge.0 > margin {
+        out.gap = edge.0;
         return;
     }
     let best_face = face_a.0.max(face_b.0);
@@ -737,4 +742,79 @@ fn closest_points_contact(gjk: &GjkResult, margin: f32, out: &mut Manifold) {
         depth: -gjk.distance,
         id: feature_id(&[0xC105, 0]),
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::gjk::test_support::Lcg;
+    use super::*;
+    use crate::physics::math::Quat;
+
+    #[test]
+    fn a_reported_gap_keeps_hulls_apart_for_any_smaller_motion() {
+        // As for boxes (`box_box` tests): the separation an early-out reports bounds the
+        // distance, so B moved by less than gap − margin (translation plus the rotation's
+        // chord at B's reach) still gives no points. Pyramids, prisms and a box view.
+        let margin = 0.02;
+        let hulls = [
+            ConvexHull::square_pyramid(0.5, 1.0),
+            ConvexHull::triangular_prism(0.4, 0.8, 0.6),
+        ];
+        let views = [
+            PolyView::hull(&hulls[0]),
+            PolyView::hull(&hulls[1]),
+            PolyView::cuboid(Vec3::new(0.3, 0.6, 0.4)),
+        ];
+        let reach = |v: &PolyView| {
+            let far = |d: Vec3| v.support(d).length();
+            // Every vertex is the support of some direction; sample enough of them.
+            let mut rng = Lcg(5);
+            (0..400)
+                .map(|_| far(rng.rotation() * Vec3::X))
+                .fold(0.0f32, f32::max)
+                * 1.01
+        };
+        let mut rng = Lcg(43);
+        let (mut with_gap, mut moves) = (0, 0);
+        for _ in 0..2000 {
+            let (a, b) = (
+                &views[rng.next_f32() as usize % 3],
+                &views[(rng.next_f32() * 3.0) as usize % 3],
+            );
+            let reach_b = reach(b);
+            let b_in_a = Isometry::new(rng.vec_in(2.0), rng.rotation());
+            let mut m = Manifold::default();
+            polytope_polytope(a, b, &b_in_a, margin, &mut Scratch::default(), &mut m);
+            if m.gap <= margin {
+                continue;
+            }
+            assert_eq!(m.count, 0);
+            with_gap += 1;
+            let room = m.gap - margin - 1.0e-4;
+            for _ in 0..5 {
+                let turn = Quat::from_axis_angle(rng.rotation() * Vec3::X, rng.range(0.0, 0.5));
+                let shift = rng.vec_in(1.0);
+                let full = shift.length() + std::f32::consts::PI * turn.xyz().length() * reach_b;
+                let k = (rng.range(0.0, 1.0) * room / full.max(1.0e-6)).min(1.0);
+                let (turn, shift) = (Quat::IDENTITY.slerp(turn, k), shift * k);
+                let bound = shift.length() + std::f32::consts::PI * turn.xyz().length() * reach_b;
+                if bound > room {
+                    continue;
+                }
+                let moved = Isometry::new(b_in_a.translation + shift, turn * b_in_a.rotation);
+                let mut after = Manifold::default();
+                polytope_polytope(a, b, &moved, margin, &mut Scratch::default(), &mut after);
+                moves += 1;
+                assert_eq!(
+                    after.count, 0,
+                    "moved {bound} within the gap {} − margin",
+                    m.gap
+                );
+            }
+        }
+        assert!(
+            with_gap > 300 && moves > 1000,
+            "{with_gap} gaps, {moves} moves"
+        );
+    }
 }

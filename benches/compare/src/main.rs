@@ -6,6 +6,7 @@
 //! cargo run --release -- --scenes pyramid20,pile1000    # some scenes
 //! cargo run --release -- --steps 300 --no-stress
 //! cargo run --release -- --scenes pile4000 --no-stress --trace 30   # how each pile evolves
+//! cargo run --release -- --scenes none --counts    # the stress race only, with pair counts
 //! ```
 //!
 //! Each benchmark scene (`scenes/bench/*.ron`) is loaded by Impulse's own loader, and the
@@ -62,7 +63,7 @@ fn main() {
     }
     if !args.iter().any(|a| a == "--no-stress") {
         println!();
-        stress();
+        stress(args.iter().any(|a| a == "--counts"));
     }
 }
 
@@ -281,7 +282,9 @@ impl std::fmt::Display for Stats {
 /// [−10, 10], y in [10, 20], inside walls whose inner faces are at ±12, sleeping off. Prints
 /// each one's mean step time around 1000, 2000, 3000 and 4000 bodies, and the body count at
 /// which its 30-step mean first passes 33.3 ms (30 frames a second).
-fn stress() {
+/// The stress race; with `counts`, prints to stderr at every 1000 bodies each engine's
+/// broad-phase pairs, touching manifolds and points (and Impulse's pairs tested and reused).
+fn stress(counts: bool) {
     use impulse::physics::{BodyDef, ColliderDef, Vec3, WorldSettings};
     let dt = 1.0 / 60.0;
     let settings = WorldSettings {
@@ -352,17 +355,21 @@ fn stress() {
                 }
             }
         }
-        if std::env::var("COUNTS").is_ok() && bodies % 1000 == 0 && bodies <= 4000 {
+        if counts && bodies % 1000 == 0 && bodies <= 4000 {
             let c = ours.counters();
             let (mut pairs, mut mans, mut pts) = (0, 0, 0);
             for p in theirs.narrow_phase.contact_pairs() {
                 pairs += 1;
                 for m in p.manifolds() {
-                    if !m.data.solver_contacts.is_empty() { mans += 1; }
+                    mans += !m.data.solver_contacts.is_empty() as usize;
                     pts += m.data.solver_contacts.len();
                 }
             }
-            eprintln!("{bodies}: ours pairs {} manifolds {} points {} tests {} reused {} | rapier pairs {pairs} manifolds {mans} solver points {pts}", c.pairs, c.manifolds, c.contact_points, c.pair_tests, c.manifolds_reused);
+            eprintln!(
+                "{bodies} bodies: Impulse {} pairs ({} tested, {} reused), {} manifolds, \
+                 {} points | Rapier {pairs} pairs, {mans} manifolds, {pts} solver points",
+                c.pairs, c.pair_tests, c.manifolds_reused, c.manifolds, c.contact_points
+            );
         }
         if bodies % 1000 == 0 && bodies <= 4000 {
             report[bodies / 1000 - 1] = (last30(&t_ours), last30(&t_theirs));

@@ -234,12 +234,15 @@ pub const HULL_TOLERANCE_RELATIVE: f32 = 1.0e-6;
 pub const HULL_MIN_THICKNESS_RELATIVE: f32 = 2.0e-5;
 
 /// SAT feature choice: an edge axis is used only when its separation beats the best face
-/// separation scaled by this (unitless). Faces give stable multi-point manifolds; an edge
-/// must be clearly better (Gregorius, "Robust Contact Creation", GDC 2015: 0.90).
+/// separation by (1 − this) of its magnitude plus [`SAT_ABSOLUTE_TOLERANCE`] (unitless).
+/// Faces give stable multi-point manifolds; an edge must be clearly better (Gregorius,
+/// "Robust Contact Creation", GDC 2015: 0.90), also while the shapes are still apart
+/// (`narrow_phase::polytope::clearly_beats`).
 pub const SAT_EDGE_RELATIVE_TOLERANCE: f32 = 0.90;
 
-/// SAT feature choice: a face of B is used only when it beats face A scaled by this
-/// (unitless), so the reference face does not flip between steps (Gregorius: 0.95).
+/// SAT feature choice: a face of B is used only when it beats face A by (1 − this) of A's
+/// separation's magnitude plus [`SAT_ABSOLUTE_TOLERANCE`] (unitless), so the reference
+/// face does not flip between steps (Gregorius: 0.95).
 pub const SAT_FACE_RELATIVE_TOLERANCE: f32 = 0.95;
 
 /// SAT feature choice: absolute part of both tolerances, m (half the linear slop).

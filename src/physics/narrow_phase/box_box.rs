@@ -15,12 +15,12 @@
 use super::clip::{clip_polygon, feature_id, ClipVertex};
 use super::geometry::closest_points_segment_segment;
 use super::polytope::{
-    cuboid_face, face_fallback, finish_face_contact, FaceIds, FaceQueries, PolyView,
+    clearly_beats, cuboid_face, face_fallback, finish_face_contact, FaceIds, FaceQueries, PolyView,
 };
 use super::{Manifold, ManifoldPoint, Scratch};
 use crate::physics::constants::{
-    SAT_ABSOLUTE_TOLERANCE as ABS_TOL, SAT_EDGE_RELATIVE_TOLERANCE as EDGE_REL_TOL,
-    SAT_FACE_RELATIVE_TOLERANCE as FACE_REL_TOL, SAT_PARALLEL_SINE as PARALLEL_EPS,
+    SAT_EDGE_RELATIVE_TOLERANCE as EDGE_REL_TOL, SAT_FACE_RELATIVE_TOLERANCE as FACE_REL_TOL,
+    SAT_PARALLEL_SINE as PARALLEL_EPS,
 };
 use crate::physics::math::{Isometry, Mat3, Vec3};
 
@@ -103,7 +103,7 @@ pub fn box_box(
     }
 
     let best_face = face_a.separation.max(face_b.separation);
-    if edge.separation > EDGE_REL_TOL * best_face + ABS_TOL && edge.separation > best_face {
+    if clearly_beats(edge.separation, best_face, EDGE_REL_TOL) {
         edge_contact(ha, hb, b_in_a, &rot, edge, out);
         return;
     }
@@ -116,7 +116,7 @@ pub fn box_box(
     let faces = FaceQueries {
         a: (face_a.separation, cuboid_face(i, sign_a > 0.0)),
         b: (face_b.separation, cuboid_face(j, sign_b > 0.0)),
-        prefer_b: face_b.separation > FACE_REL_TOL * face_a.separation + ABS_TOL,
+        prefer_b: clearly_beats(face_b.separation, face_a.separation, FACE_REL_TOL),
     };
     // The edge contact is a fallback when both faces clip to nothing (see polytope.rs).
     let edge_fallback = (edge.separation > f32::MIN)
@@ -612,5 +612,37 @@ mod tests {
             Isometry::from_translation(Vec3::new(1.2, 0.0, 0.0)),
         );
         assert_eq!(m.count, 0);
+    }
+
+    #[test]
+    fn a_cube_falling_onto_a_tilted_cube_gets_the_face_manifold() {
+        // Two of pile4000's cubes (seed 9, after step 42): the upper one falls flat at
+        // 6.9 m/s onto the lower one, which leans 0.9°; they are 4.5 cm apart and the
+        // speculative margin is 0.14 m. The face pair is the contact, every corner of the
+        // upper cube's bottom face a point. (The tolerances scaled the faces' positive
+        // separation, which let an edge axis win: one point, the cube hit on it and spun,
+        // and its other corners went 8 cm into the lower cube within the step.)
+        let pose = |p: [f32; 3], q: [f32; 4]| {
+            Isometry::new(Vec3::from_array(p), Quat::from_array(q).normalize())
+        };
+        let a = pose(
+            [-8.456501, 1.5291137, -9.8881035],
+            [0.0003345328, -2.2757938e-6, 0.008200232, 0.9999663],
+        );
+        let b = pose([-8.399671, 2.582245, -9.681628], [0.0, 0.0, 0.0, 1.0]);
+        let mut m = Manifold::default();
+        let half = Vec3::splat(0.5);
+        box_box(
+            half,
+            half,
+            &a.inv_mul(&b),
+            0.14,
+            &mut Scratch::default(),
+            &mut m,
+        );
+        assert_eq!(m.count, 4, "{:?}", m.points());
+        for p in m.points() {
+            assert!((-0.08..-0.02).contains(&p.depth), "{:?}", m.points());
+        }
     }
 }

@@ -437,33 +437,12 @@ mod tests {
                 "apart by more than the margin: no points at 0"
             );
             with_gap += 1;
-            let room = m.gap - margin - 1.0e-4;
-            for _ in 0..10 {
-                // A small turn about a random axis and a shift, scaled into the room.
-                let turn = Quat::from_axis_angle(rng.rotation() * Vec3::X, rng.range(0.0, 0.5));
-                let shift = rng.vec_in(1.0);
-                let bound =
-                    shift.length() + std::f32::consts::PI * turn.xyz().length() * hb.length();
-                let k = rng.range(0.0, 1.0) * room / bound.max(1.0e-6);
-                let turn = Quat::IDENTITY.slerp(turn, k.min(1.0));
-                let shift = shift * k.min(1.0);
-                let moved = Isometry::new(b_in_a.translation + shift, turn * b_in_a.rotation);
-                let after = {
-                    let mut out = Manifold::default();
-                    box_box(ha, hb, &moved, margin, &mut Scratch::default(), &mut out);
-                    out
-                };
-                let bound =
-                    shift.length() + std::f32::consts::PI * turn.xyz().length() * hb.length();
-                if bound <= room {
-                    moves += 1;
-                    assert_eq!(
-                        after.count, 0,
-                        "moved {bound} within the gap {} − margin",
-                        m.gap
-                    );
-                }
-            }
+            moves +=
+                rng.check_moves_within_gap(&b_in_a, (m.gap, margin, hb.length()), 10, |moved| {
+                    let mut after = Manifold::default();
+                    box_box(ha, hb, moved, margin, &mut Scratch::default(), &mut after);
+                    after
+                });
         }
         assert!(
             with_gap > 500 && moves > 3000,

@@ -763,7 +763,6 @@ fn closest_points_contact(gjk: &GjkResult, margin: f32, out: &mut Manifold) {
 mod tests {
     use super::super::gjk::test_support::Lcg;
     use super::*;
-    use crate::physics::math::Quat;
 
     #[test]
     fn a_reported_gap_keeps_hulls_apart_for_any_smaller_motion() {
@@ -793,7 +792,7 @@ mod tests {
         let (mut with_gap, mut moves) = (0, 0);
         for _ in 0..2000 {
             let (a, b) = (
-                &views[rng.next_f32() as usize % 3],
+                &views[(rng.next_f32() * 3.0) as usize % 3],
                 &views[(rng.next_f32() * 3.0) as usize % 3],
             );
             let reach_b = reach(b);
@@ -805,27 +804,11 @@ mod tests {
             }
             assert_eq!(m.count, 0);
             with_gap += 1;
-            let room = m.gap - margin - 1.0e-4;
-            for _ in 0..5 {
-                let turn = Quat::from_axis_angle(rng.rotation() * Vec3::X, rng.range(0.0, 0.5));
-                let shift = rng.vec_in(1.0);
-                let full = shift.length() + std::f32::consts::PI * turn.xyz().length() * reach_b;
-                let k = (rng.range(0.0, 1.0) * room / full.max(1.0e-6)).min(1.0);
-                let (turn, shift) = (Quat::IDENTITY.slerp(turn, k), shift * k);
-                let bound = shift.length() + std::f32::consts::PI * turn.xyz().length() * reach_b;
-                if bound > room {
-                    continue;
-                }
-                let moved = Isometry::new(b_in_a.translation + shift, turn * b_in_a.rotation);
+            moves += rng.check_moves_within_gap(&b_in_a, (m.gap, margin, reach_b), 5, |moved| {
                 let mut after = Manifold::default();
-                polytope_polytope(a, b, &moved, margin, &mut Scratch::default(), &mut after);
-                moves += 1;
-                assert_eq!(
-                    after.count, 0,
-                    "moved {bound} within the gap {} − margin",
-                    m.gap
-                );
-            }
+                polytope_polytope(a, b, moved, margin, &mut Scratch::default(), &mut after);
+                after
+            });
         }
         assert!(
             with_gap > 300 && moves > 1000,

@@ -37,6 +37,55 @@ impl Lcg {
         let axis = self.vec_in(1.0).normalize_or(Vec3::Z);
         Quat::from_axis_angle(axis, self.range(0.0, std::f32::consts::TAU))
     }
+
+    /// `pose` moved by a random turn (up to 0.5 rad about a random axis) and shift (up to
+    /// 1 m per axis), both scaled down by a random factor into `room`: the moved pose and
+    /// how far a point within `reach` of its origin can have moved (translation plus
+    /// π·|Δq.xyz|·reach, the manifold cache's bound), or `None` if that is past `room`.
+    pub fn move_within(
+        &mut self,
+        pose: &Isometry,
+        room: f32,
+        reach: f32,
+    ) -> Option<(Isometry, f32)> {
+        let bound = |turn: Quat, shift: Vec3| {
+            shift.length() + std::f32::consts::PI * turn.xyz().length() * reach
+        };
+        let turn = Quat::from_axis_angle(self.rotation() * Vec3::X, self.range(0.0, 0.5));
+        let shift = self.vec_in(1.0);
+        let k = (self.range(0.0, 1.0) * room / bound(turn, shift).max(1.0e-6)).min(1.0);
+        let (turn, shift) = (Quat::IDENTITY.slerp(turn, k), shift * k);
+        let moved = Isometry::new(pose.translation + shift, turn * pose.rotation);
+        let bound = bound(turn, shift);
+        (bound <= room).then_some((moved, bound))
+    }
+
+    /// For a pair at `b_in_a` whose test reported `gap` (> `margin`): `tries` random moves of
+    /// B within gap − margin (see [`Lcg::move_within`]; B's points within `reach` of its
+    /// origin), each tested by `collide` at its moved pose, which must find no points.
+    /// Returns how many moves were tested.
+    pub fn check_moves_within_gap(
+        &mut self,
+        b_in_a: &Isometry,
+        (gap, margin, reach): (f32, f32, f32),
+        tries: usize,
+        collide: impl Fn(&Isometry) -> super::super::Manifold,
+    ) -> usize {
+        let room = gap - margin - 1.0e-4;
+        let mut moves = 0;
+        for _ in 0..tries {
+            let Some((moved, bound)) = self.move_within(b_in_a, room, reach) else {
+                continue;
+            };
+            moves += 1;
+            let after = collide(&moved);
+            assert_eq!(
+                after.count, 0,
+                "moved {bound} within the gap {gap} − margin"
+            );
+        }
+        moves
+    }
 }
 
 /// The convex hull of a point list, through a brute-force support function.

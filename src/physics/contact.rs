@@ -439,8 +439,8 @@ fn min_spacing_squared(points: &[ContactPoint]) -> f32 {
 const CONTACT_AHEAD: usize = 8;
 const OBJECTS_AHEAD: usize = 4;
 
-/// Cache hints for a loop over `list` (the active contacts' [`ActiveInfo`], or the touching
-/// ones) at position `k`; results do not depend on them. Starts loading the contact
+/// Cache hints for a loop over `list` (the active contacts, or the touching ones) at
+/// position `k`; results do not depend on them. Starts loading the contact
 /// [`CONTACT_AHEAD`] places on, and the bodies (and, if given, the colliders) of the one
 /// [`OBJECTS_AHEAD`] places on. The loops hop through memory by index; without the hints
 /// each iteration waited on its loads in turn.
@@ -467,8 +467,8 @@ pub(crate) fn prefetch_ahead(
     }
 }
 
-/// What the loops over the contacts look at first, kept dense next to `active` (same order)
-/// so they can skip a contact, or ask for the ones ahead, without loading it.
+/// A live contact as the loops over the contacts see it first ([`ContactSet::active`]): enough
+/// to skip it, or to ask for the ones ahead, without loading it.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ActiveInfo {
     /// The contact's id.
@@ -486,11 +486,9 @@ pub(crate) struct ActiveInfo {
 pub(crate) struct ContactSet {
     pub slots: Vec<Contact>,
     free: Vec<u32>,
-    /// Ids of live contacts, in creation order (with swap-removal).
-    pub active: Vec<u32>,
-    /// Per entry of `active`, in its order: the contact's bodies, colliders and whether it
-    /// touches.
-    pub info: Vec<ActiveInfo>,
+    /// The live contacts, in creation order (with swap-removal): each one's id, bodies,
+    /// colliders and whether it touches.
+    pub active: Vec<ActiveInfo>,
     pairs: DeterministicMap<u64, u32>,
 }
 
@@ -503,8 +501,8 @@ impl ContactSet {
     /// Roughly the bytes the set holds (slots, lists and the pair table).
     pub fn heap_bytes(&self) -> usize {
         self.slots.capacity() * std::mem::size_of::<Contact>()
-            + (self.free.capacity() + self.active.capacity()) * std::mem::size_of::<u32>()
-            + self.info.capacity() * std::mem::size_of::<ActiveInfo>()
+            + self.free.capacity() * std::mem::size_of::<u32>()
+            + self.active.capacity() * std::mem::size_of::<ActiveInfo>()
             + self.pairs.capacity() * (std::mem::size_of::<(u64, u32)>() + 1)
     }
 
@@ -555,8 +553,7 @@ impl ContactSet {
                 (self.slots.len() - 1) as u32
             }
         };
-        self.active.push(id);
-        self.info.push(ActiveInfo {
+        self.active.push(ActiveInfo {
             id,
             bodies: [body_a, body_b],
             colliders: [collider_a, collider_b],
@@ -569,19 +566,7 @@ impl ContactSet {
     /// The touching contacts, in `active`'s order, into `out`.
     pub fn touching_into(&self, out: &mut Vec<ActiveInfo>) {
         out.clear();
-        out.extend(self.info.iter().filter(|info| info.touching));
-    }
-
-    /// Cache hints for a loop over `active` at position `k` (results do not depend on them).
-    /// See [`prefetch_ahead`].
-    #[inline]
-    pub fn prefetch_ahead(
-        &self,
-        k: usize,
-        bodies: &Arena<Body>,
-        colliders: Option<&Arena<Collider>>,
-    ) {
-        prefetch_ahead(&self.info, k, &self.slots, bodies, colliders);
+        out.extend(self.active.iter().filter(|info| info.touching));
     }
 
     /// Frees a contact (already unlinked from its bodies).
@@ -592,9 +577,8 @@ impl ContactSet {
         let key = pair_key(contact.collider_a, contact.collider_b);
         self.pairs.remove(&key);
         self.active.swap_remove(dense);
-        self.info.swap_remove(dense);
-        if let Some(&moved) = self.active.get(dense) {
-            self.slots[moved as usize].dense_index = dense as u32;
+        if let Some(moved) = self.active.get(dense) {
+            self.slots[moved.id as usize].dense_index = dense as u32;
         }
         self.free.push(id);
     }

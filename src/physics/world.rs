@@ -711,7 +711,7 @@ impl World {
         self.contacts
             .active
             .iter()
-            .map(|&id| &self.contacts.slots[id as usize])
+            .map(|info| &self.contacts.slots[info.id as usize])
     }
 
     /// The contact between two colliders, if their fat AABBs overlap.

@@ -5,7 +5,7 @@
 use super::body::{Body, BodyType, NULL};
 use super::collider::{Collider, MixedMaterial};
 use super::constants::{MAX_SPECULATIVE_DISTANCE, SPECULATIVE_DISTANCE};
-use super::contact::{Contact, ContactEdge, ManifoldCache};
+use super::contact::{prefetch_ahead, Contact, ContactEdge, ManifoldCache};
 use super::handle::{Arena, Handle};
 use super::math::Vec3;
 use super::narrow_phase::{collide, collide_knowing, Manifold};
@@ -231,8 +231,15 @@ impl World {
         // Touching manifolds and their points, for the counters (nothing later in the step
         // changes them; a contact destroyed below is not counted).
         let (mut manifolds, mut points) = (0, 0);
-        for (k, &id) in contacts.active.iter().enumerate() {
-            contacts.prefetch_ahead(k, bodies, Some(colliders));
+        for k in 0..contacts.active.len() {
+            prefetch_ahead(
+                &contacts.active,
+                k,
+                &contacts.slots,
+                bodies,
+                Some(colliders),
+            );
+            let id = contacts.active[k].id;
             let contact = &mut contacts.slots[id as usize];
             let (Some(col_a), Some(col_b)) = (
                 colliders.at(contact.collider_a),
@@ -352,7 +359,7 @@ impl World {
             let was_touching = contact.touching;
             contact.update_points(manifold.normal, manifold.points());
             contact.touching = manifold.count > 0;
-            contacts.info[k].touching = contact.touching;
+            contacts.active[k].touching = contact.touching;
             if contact.touching {
                 manifolds += 1;
                 points += contact.count;

@@ -34,14 +34,15 @@ const N: usize = MAX_MANIFOLD_POINTS;
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct FactorLanes {
     l: [f32x4; 6],
-    d: [f32x4; N],
+    /// 1/D: the substitution multiplies, so its chain of four steps waits on no division.
+    inv_d: [f32x4; N],
 }
 
 impl Default for FactorLanes {
     fn default() -> FactorLanes {
         FactorLanes {
             l: [f32x4::ZERO; 6],
-            d: [f32x4::ONE; N],
+            inv_d: [f32x4::ONE; N],
         }
     }
 }
@@ -51,15 +52,15 @@ impl FactorLanes {
     pub fn set_lane(&mut self, lane: usize, factor: Option<&Factor>) {
         let (l, d) = match factor {
             Some(f) => {
-                let d = std::array::from_fn(|j| if j < f.m { f.d[j] } else { 1.0 });
-                (f.l, d)
+                let inv_d = std::array::from_fn(|j| if j < f.m { f.inv_d[j] } else { 1.0 });
+                (f.l, inv_d)
             }
             None => ([0.0; 6], [1.0; N]),
         };
         for (lanes, value) in self.l.iter_mut().zip(l) {
             lanes.as_mut_array()[lane] = value;
         }
-        for (lanes, value) in self.d.iter_mut().zip(d) {
+        for (lanes, value) in self.inv_d.iter_mut().zip(d) {
             lanes.as_mut_array()[lane] = value;
         }
     }
@@ -71,26 +72,29 @@ impl FactorLanes {
     pub fn factor(a: &[[f32x4; N]; N], exists: &[f32x4; N]) -> (FactorLanes, f32x4) {
         let (zero, one) = (f32x4::ZERO, f32x4::ONE);
         let mut f = FactorLanes::default();
+        let mut d = [one; N];
+        let mut inv_d = [one; N];
         let mut valid = exists[0];
         for j in 0..N {
             let diagonal = exists[j].select(a[j][j], one);
             let mut pivot = diagonal;
             for k in 0..j {
-                pivot -= f.l[lower(j, k)] * f.l[lower(j, k)] * f.d[k];
+                pivot -= f.l[lower(j, k)] * f.l[lower(j, k)] * d[k];
             }
             // NaN fails the comparison.
             valid &= pivot.simd_gt(f32x4::splat(1.0e-12) * diagonal.abs()) & pivot.is_finite();
-            f.d[j] = exists[j].select(pivot, one);
+            d[j] = exists[j].select(pivot, one);
+            inv_d[j] = one / d[j];
             for i in j + 1..N {
                 let mut v = exists[i].select(a[i][j], zero);
                 for k in 0..j {
-                    v -= f.l[lower(i, k)] * f.l[lower(j, k)] * f.d[k];
+                    v -= f.l[lower(i, k)] * f.l[lower(j, k)] * d[k];
                 }
-                f.l[lower(i, j)] = exists[i].select(v / f.d[j], zero);
+                f.l[lower(i, j)] = exists[i].select(v / d[j], zero);
             }
         }
         f.l = f.l.map(|x| valid.select(x, zero));
-        f.d = f.d.map(|x| valid.select(x, one));
+        f.inv_d = inv_d.map(|x| valid.select(x, one));
         (f, valid)
     }
 
@@ -104,7 +108,7 @@ impl FactorLanes {
             }
         }
         for i in (0..N).rev() {
-            x[i] /= self.d[i];
+            x[i] *= self.inv_d[i];
             for k in i + 1..N {
                 x[i] -= self.l[lower(k, i)] * x[k];
             }
@@ -157,6 +161,9 @@ pub(crate) fn sweep_lanes(
 ) {
     let zero = f32x4::ZERO;
     let usable: [f32x4; N] = std::array::from_fn(|i| exists[i] & diagonal[i].simd_gt(zero));
+    // Multiplied, not divided: the sweep is a chain of eight updates, each waiting on the
+    // last, and a division's latency is several multiplications'.
+    let inverse = diagonal.map(|a| f32x4::ONE / a);
     let mut d = [zero; N];
     for _ in 0..FALLBACK_SWEEPS {
         for i in 0..N {
@@ -164,7 +171,7 @@ pub(crate) fn sweep_lanes(
             for (j, d) in d.iter().enumerate() {
                 w += if i == j { diagonal[i] } else { k[i][j] } * *d;
             }
-            let next = (lambda[i] + d[i] - w / diagonal[i]).max(zero) - lambda[i];
+            let next = (lambda[i] + d[i] - w * inverse[i]).max(zero) - lambda[i];
             d[i] = (usable[i] & next.is_finite()).select(next, d[i]);
         }
     }
@@ -181,7 +188,8 @@ pub(crate) fn sweep_lanes(
 pub(crate) struct Factor {
     /// L below the diagonal, packed row by row: L₁₀, L₂₀, L₂₁, L₃₀, L₃₁, L₃₂.
     l: [f32; 6],
-    d: [f32; N],
+    /// 1/D.
+    inv_d: [f32; N],
     m: usize,
 }
 
@@ -204,6 +212,7 @@ impl Factor {
         let m = idx.len();
         let mut l = [0.0f32; 6];
         let mut d = [0.0f32; N];
+        let mut inv_d = [0.0f32; N];
         for j in 0..m {
             let diagonal = a[idx[j]][idx[j]];
             let mut pivot = diagonal;
@@ -215,6 +224,7 @@ impl Factor {
                 return None;
             }
             d[j] = pivot;
+            inv_d[j] = 1.0 / pivot;
             for i in j + 1..m {
                 let mut v = a[idx[i]][idx[j]];
                 for k in 0..j {
@@ -223,7 +233,7 @@ impl Factor {
                 l[lower(i, j)] = v / pivot;
             }
         }
-        Some(Factor { l, d, m })
+        Some(Factor { l, inv_d, m })
     }
 
     /// x ← A_ss⁻¹·x: L·y = x, then Lᵀ·x = D⁻¹·y (the tests' reference for the lanes).
@@ -236,7 +246,7 @@ impl Factor {
             }
         }
         for i in (0..m).rev() {
-            x[i] /= self.d[i];
+            x[i] *= self.inv_d[i];
             for k in i + 1..m {
                 x[i] -= self.l[lower(k, i)] * x[k];
             }
@@ -410,13 +420,13 @@ mod tests {
                 let Some(alone) = alone else {
                     // The identity in its place.
                     assert!(factors.l.iter().all(|x| x.as_array()[l] == 0.0));
-                    assert!(factors.d.iter().all(|x| x.as_array()[l] == 1.0));
+                    assert!(factors.inv_d.iter().all(|x| x.as_array()[l] == 1.0));
                     continue;
                 };
                 assert_eq!(factors.l.map(|x| x.as_array()[l]), alone.l);
                 for j in 0..N {
-                    let d = if j < alone.m { alone.d[j] } else { 1.0 };
-                    assert_eq!(factors.d[j].as_array()[l], d);
+                    let inv_d = if j < alone.m { alone.inv_d[j] } else { 1.0 };
+                    assert_eq!(factors.inv_d[j].as_array()[l], inv_d);
                 }
                 let mut y = r.map(|v| v.as_array()[l]);
                 alone.substitute(&mut y);

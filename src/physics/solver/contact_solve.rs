@@ -259,10 +259,10 @@ impl Tracking {
     }
 
     #[inline]
-    fn separation(&self, normal: Vec3x4, p: &super::lanes::PointLanes) -> f32x4 {
+    fn separation(&self, normal: Vec3x4, p: &super::lanes::PointLanes, start: f32x4) -> f32x4 {
         let moved =
             self.moved + self.rotation_b.rotate(p.anchor_b) - self.rotation_a.rotate(p.anchor_a);
-        p.separation + normal.dot(moved - (p.anchor_b - p.anchor_a))
+        start + normal.dot(moved - (p.anchor_b - p.anchor_a))
     }
 }
 
@@ -326,8 +326,8 @@ pub(crate) fn solve_contact_lanes<B: Bodies + ?Sized>(
     if positions_moved {
         let tracking = Tracking::current(c, bodies);
         let normal = c.normal;
-        for p in &mut c.points[..c.count] {
-            p.separation_now = tracking.separation(normal, p);
+        for (p, &start) in c.points[..c.count].iter_mut().zip(&cold.separation) {
+            p.separation_now = tracking.separation(normal, p, start);
         }
         cold.shift = Shift::current(c, cold, tracking.moved);
     }
@@ -744,7 +744,12 @@ pub(crate) fn restitution_lanes<B: Bodies + ?Sized>(
         }
         let (ra, rb) = shift.arms(p.anchor_a, p.anchor_b);
         let vn = v.along(normal, ra.cross(normal), rb.cross(normal));
-        let delta = -p.normal_mass * (vn + e * p.relative_velocity);
+        // 1/K_ii (0 for an empty slot, K_ii = 0).
+        let normal_mass = p
+            .diagonal
+            .simd_gt(zero)
+            .select(f32x4::ONE / p.diagonal, zero);
+        let delta = -normal_mass * (vn + e * p.relative_velocity);
         // The bounce is a one-off impulse, not part of what holds the contact: it stays out
         // of the accumulated impulse, which warm-starts the next step. (Kept in, it pushed
         // a ball that had just been hit away from its hitter again at the next step's warm

@@ -31,9 +31,8 @@ pub(crate) struct PointLanes {
     /// Anchored arms at the step start (see `ConstraintPoint`).
     pub anchor_a: Vec3x4,
     pub anchor_b: Vec3x4,
-    /// Separation at the step start, m.
-    pub separation: f32x4,
-    /// Separation at the bodies' current positions (tracked when they move), m.
+    /// Separation at the bodies' current positions (tracked from
+    /// [`LaneBlocks::separation`] when they move), m.
     pub separation_now: f32x4,
     /// I_a⁻¹(r_a×n) and I_b⁻¹(r_b×n) at the anchors.
     pub turn_a: Vec3x4,
@@ -43,8 +42,6 @@ pub(crate) struct PointLanes {
     pub lever: f32x4,
     /// K_ii of the point, 1/kg.
     pub diagonal: f32x4,
-    /// 1/K_ii (0 in unused slots), kg.
-    pub normal_mass: f32x4,
     /// Soft compliance of the biased pass, 1/kg.
     pub compliance: f32x4,
     pub normal_impulse: f32x4,
@@ -80,6 +77,9 @@ pub(crate) struct LaneBlocks {
     /// How far the arms have followed the bodies since the step start, and its turns
     /// (`contact_solve.rs`): measured when the bodies move, once per sub-step.
     pub shift: Shift,
+    /// Each point's separation at the step start, m (read when the bodies move, to track
+    /// [`PointLanes::separation_now`]).
+    pub separation: [f32x4; MAX_MANIFOLD_POINTS],
 }
 
 #[cfg(test)]
@@ -283,13 +283,12 @@ impl ConstraintLanes {
             let q = &mut self.points[j];
             q.anchor_a = ra;
             q.anchor_b = rb;
-            q.separation = exists.select(-f32x4::new(points.map(|p| p.depth)), zero);
-            q.separation_now = q.separation;
+            cold.separation[j] = exists.select(-f32x4::new(points.map(|p| p.depth)), zero);
+            q.separation_now = cold.separation[j];
             q.turn_a = turn_a;
             q.turn_b = turn_b;
             q.lever = exists.select(across.dot(across).sqrt(), zero);
             q.diagonal = exists.select(k, zero);
-            q.normal_mass = exists.select(k.simd_gt(zero).select(f32x4::ONE / k, zero), zero);
             q.compliance = exists.select(k * compliance_scale, zero);
             q.normal_impulse =
                 exists.select(warm * f32x4::new(points.map(|p| p.normal_impulse)), zero);
@@ -617,7 +616,6 @@ mod tests {
             for i in 0..4 {
                 let lane = &c.points[i];
                 if i >= input.count {
-                    assert_eq!(lane.normal_mass.as_array()[l], 0.0);
                     assert_eq!(lane.diagonal.as_array()[l], 0.0);
                     assert_eq!(lane.lever.as_array()[l], 0.0);
                     assert_eq!(lane.normal_impulse.as_array()[l], 0.0);
@@ -639,12 +637,11 @@ mod tests {
                 let (wa, wb) = turns(p);
                 let k = linear + ua.dot(wa) + ub.dot(wb);
                 assert_eq!(lane.diagonal.as_array()[l], k);
-                assert_eq!(lane.normal_mass.as_array()[l], 1.0 / k);
                 let compliance = k * input.shared.softness.compliance_scale;
                 assert_eq!(lane.compliance.as_array()[l], compliance);
                 assert_eq!(lane.turn_a.lane(l), wa);
                 assert_eq!(lane.turn_b.lane(l), wb);
-                assert_eq!(lane.separation.as_array()[l], -p.depth);
+                assert_eq!(cold.separation[i].as_array()[l], -p.depth);
                 assert_eq!(lane.normal_impulse.as_array()[l], p.normal_impulse);
                 let dv = b.linear_velocity + b.angular_velocity.cross(p.anchor_b)
                     - a.linear_velocity

@@ -78,8 +78,8 @@ impl FactorLanes {
         for j in 0..N {
             let diagonal = exists[j].select(a[j][j], one);
             let mut pivot = diagonal;
-            for k in 0..j {
-                pivot -= f.l[lower(j, k)] * f.l[lower(j, k)] * d[k];
+            for (k, &dk) in d.iter().enumerate().take(j) {
+                pivot -= f.l[lower(j, k)] * f.l[lower(j, k)] * dk;
             }
             // NaN fails the comparison.
             valid &= pivot.simd_gt(f32x4::splat(1.0e-12) * diagonal.abs()) & pivot.is_finite();
@@ -87,8 +87,8 @@ impl FactorLanes {
             inv_d[j] = one / d[j];
             for i in j + 1..N {
                 let mut v = exists[i].select(a[i][j], zero);
-                for k in 0..j {
-                    v -= f.l[lower(i, k)] * f.l[lower(j, k)] * d[k];
+                for (k, &dk) in d.iter().enumerate().take(j) {
+                    v -= f.l[lower(i, k)] * f.l[lower(j, k)] * dk;
                 }
                 f.l[lower(i, j)] = exists[i].select(v / d[j], zero);
             }

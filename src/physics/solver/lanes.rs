@@ -524,7 +524,7 @@ mod tests {
         assert!((k[0][1] - 2.0).abs() < 1e-5 && k[1][0] == k[0][1]);
         // Only the manifold's two points: the rest of the block is zero.
         assert!(k[2].iter().chain(&k[3]).all(|&x| x == 0.0));
-        assert!((c.points[0].normal_mass.as_array()[0] - 0.125).abs() < 1e-6);
+        assert!((c.points[0].diagonal.as_array()[0] - 8.0).abs() < 1e-5);
         // γ = K_ii/a2.
         let gamma = 8.0 * s.softness.compliance_scale;
         assert!((c.points[0].compliance.as_array()[0] - gamma).abs() < 1e-6);

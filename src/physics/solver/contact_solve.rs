@@ -204,11 +204,17 @@ impl Shift {
         (turn_a + self.turns_a[NORMAL], turn_b - self.turns_b[NORMAL])
     }
 
-    /// The turns per unit impulse along direction `k` of a point whose anchors' turns are
-    /// these.
+    /// The turns per unit impulse along tangent `t` (0 or 1) of a point whose anchors'
+    /// turns along the two tangents are these.
     #[inline]
-    fn turns(&self, k: usize, turns_a: &[Vec3x4; 3], turns_b: &[Vec3x4; 3]) -> (Vec3x4, Vec3x4) {
-        (turns_a[k] + self.turns_a[k], turns_b[k] - self.turns_b[k])
+    fn tangent_turns(
+        &self,
+        t: usize,
+        turns_a: &[Vec3x4; 2],
+        turns_b: &[Vec3x4; 2],
+    ) -> (Vec3x4, Vec3x4) {
+        let k = TANGENTS[t];
+        (turns_a[t] + self.turns_a[k], turns_b[t] - self.turns_b[k])
     }
 }
 
@@ -288,9 +294,9 @@ pub(crate) fn warm_start_lanes<B: Bodies + ?Sized>(
         let turns = shift.normal_turns(p.turn_a, p.turn_b);
         v.apply(&masses, directions[NORMAL], p.normal_impulse, turns);
     }
-    for (k, impulse) in TANGENTS.into_iter().zip(c.friction_impulse) {
-        let turns = shift.turns(k, &c.centre_turns_a, &c.centre_turns_b);
-        v.apply(&masses, directions[k], impulse, turns);
+    for (t, impulse) in c.friction_impulse.into_iter().enumerate() {
+        let turns = shift.tangent_turns(t, &c.centre_turns_a, &c.centre_turns_b);
+        v.apply(&masses, directions[TANGENTS[t]], impulse, turns);
     }
     v.angular_a -= c.twist_impulse * c.twist_turn_a;
     v.angular_b += c.twist_impulse * c.twist_turn_b;
@@ -540,8 +546,8 @@ fn solve_friction(c: &mut ConstraintLanes, shift: &Shift, v: &mut Velocities) {
     c.friction_impulse = new;
     let (d0, d1) = (new[0] - old[0], new[1] - old[1]);
     let impulse = d0 * tangents[0] + d1 * tangents[1];
-    let (ta0, tb0) = shift.turns(TANGENTS[0], &c.centre_turns_a, &c.centre_turns_b);
-    let (ta1, tb1) = shift.turns(TANGENTS[1], &c.centre_turns_a, &c.centre_turns_b);
+    let (ta0, tb0) = shift.tangent_turns(0, &c.centre_turns_a, &c.centre_turns_b);
+    let (ta1, tb1) = shift.tangent_turns(1, &c.centre_turns_a, &c.centre_turns_b);
     v.linear_a -= c.inv_mass_a * impulse;
     v.angular_a -= d0 * ta0 + d1 * ta1;
     v.linear_b += c.inv_mass_b * impulse;

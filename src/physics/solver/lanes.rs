@@ -124,13 +124,13 @@ pub(crate) struct ConstraintLanes {
     pub factor_valid: [f32x4; 2],
     pub points: [PointLanes; MAX_MANIFOLD_POINTS],
     /// Friction of the whole manifold (see `contact_solve.rs`), at its centre: the anchors
-    /// (the mean of the points' anchors), the turns I⁻¹(r×d) for d = normal (unused),
-    /// tangent 0, tangent 1, the packed inverse tangent mass [m00, m01, m11] and the
-    /// accumulated impulse along the tangents.
+    /// (the mean of the points' anchors), the turns I⁻¹(r×t) for tangents 0 and 1, the
+    /// packed inverse tangent mass [m00, m01, m11] and the accumulated impulse along the
+    /// tangents.
     pub centre_a: Vec3x4,
     pub centre_b: Vec3x4,
-    pub centre_turns_a: [Vec3x4; 3],
-    pub centre_turns_b: [Vec3x4; 3],
+    pub centre_turns_a: [Vec3x4; 2],
+    pub centre_turns_b: [Vec3x4; 2],
     pub friction_mass: [f32x4; 3],
     pub friction_impulse: [f32x4; 2],
     /// Twist friction about the normal: I_a⁻¹n, I_b⁻¹n, 1/(n·(I_a⁻¹ + I_b⁻¹)n) and the
@@ -249,8 +249,8 @@ impl ConstraintLanes {
             self.centre_a = centre_a;
             self.centre_b = centre_b;
             self.friction_mass = tangent_mass(linear, &rows_a, &turns_a, &rows_b, &turns_b);
-            self.centre_turns_a = turns_a;
-            self.centre_turns_b = turns_b;
+            self.centre_turns_a = [turns_a[1], turns_a[2]];
+            self.centre_turns_b = [turns_b[1], turns_b[2]];
             // Last step's world friction impulse (the points' shares summed) on this
             // step's basis.
             self.friction_impulse = [1, 2].map(|d| warm * friction_impulse.dot(directions[d]));

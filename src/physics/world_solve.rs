@@ -677,11 +677,14 @@ impl World {
         let scratch = &self.scratch;
         for group in &scratch.groups {
             let substeps = group.substeps as f32;
-            let cold = &scratch.lane_blocks[group.lanes.clone()];
+            let cold_groups = &scratch.lane_blocks[group.lanes.clone()];
             let groups = &scratch.lanes[group.lanes.clone()];
-            for (g, (lanes, cold)) in groups.iter().zip(cold).enumerate() {
+            for (g, (lanes, cold)) in groups.iter().zip(cold_groups).enumerate() {
                 // The next lane group's contacts, loaded while this one's are written (a hint).
-                for &id in groups.get(g + 1).map_or(&[][..], |next| &next.contacts) {
+                for &id in cold_groups
+                    .get(g + 1)
+                    .map_or(&[][..], |next| &next.contacts)
+                {
                     if let Some(contact) = self.contacts.slots.get(id as usize) {
                         prefetch(contact);
                     }

@@ -490,7 +490,7 @@ fn block_delta(
                     k.as_array()[l]
                 })
             });
-            let factor = Factor::whole(&a, c.counts[l]);
+            let factor = Factor::whole(&a, cold.counts[l]);
             c.factors[which].set_lane(l, factor.as_ref());
             c.factor_keys[which][l] = keys[l];
             c.factor_valid[which].as_mut_array()[l] = valid_mask(factor.is_some());
@@ -587,7 +587,7 @@ fn for_rolling_lanes<B: Bodies + ?Sized>(
         if cold.rolling[l].resistance <= 0.0 {
             continue;
         }
-        let total_normal: f32 = c.points[..c.counts[l]]
+        let total_normal: f32 = c.points[..cold.counts[l]]
             .iter()
             .map(|p| p.normal_impulse.as_array()[l])
             .sum();
@@ -734,13 +734,13 @@ pub(crate) fn restitution_lanes<B: Bodies + ?Sized>(
 ) {
     let zero = f32x4::ZERO;
     let threshold = f32x4::splat(-ctx.restitution_threshold);
-    let bouncy = c.restitution.simd_gt(zero);
+    let bouncy = cold.restitution.simd_gt(zero);
     if bouncy.none() {
         return;
     }
     let mut v = Velocities::load(bodies, c);
+    let (normal, e) = (c.normal, cold.restitution);
     let shift = shift_now(c, cold, bodies, positions_moved);
-    let (normal, e) = (c.normal, c.restitution);
     let masses = (c.inv_mass_a, c.inv_mass_b);
     for p in &mut c.points[..c.count] {
         let hit =

@@ -80,6 +80,12 @@ pub(crate) struct LaneBlocks {
     /// Each point's separation at the step start, m (read when the bodies move, to track
     /// [`PointLanes::separation_now`]).
     pub separation: [f32x4; MAX_MANIFOLD_POINTS],
+    /// Each lane's contact id, or [`EMPTY`] (read when the impulses are stored).
+    pub contacts: [u32; LANES],
+    /// Points of each lane's manifold (0: empty lane).
+    pub counts: [usize; LANES],
+    /// Restitution (read by the restitution pass, once per step).
+    pub restitution: f32x4,
 }
 
 #[cfg(test)]
@@ -93,8 +99,6 @@ impl LaneBlocks {
 /// Four constraints of one colour (see the module notes): what every pass reads.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct ConstraintLanes {
-    /// Each lane's contact id, or [`EMPTY`].
-    pub contacts: [u32; LANES],
     /// Solver body indices (0, the static stand-in, for empty lanes).
     pub body_a: [u32; LANES],
     pub body_b: [u32; LANES],
@@ -103,16 +107,13 @@ pub(crate) struct ConstraintLanes {
     pub normal: Vec3x4,
     pub tangents: [Vec3x4; 2],
     pub friction: f32x4,
-    pub restitution: f32x4,
     pub bias_rate: f32x4,
     /// All bits set in lanes whose bodies are both dynamic (arms follow half the relative
     /// translation, see `contact_solve.rs`).
     pub shared_point: f32x4,
-    /// The most points of any lane.
+    /// The most points of any lane ([`LaneBlocks::counts`]: each lane's), and as masks:
+    /// all bits set in `exists[j]`'s lanes whose manifold has a point j.
     pub count: usize,
-    /// Points of each lane's manifold (0: empty lane), and as masks: all bits set in
-    /// `exists[j]`'s lanes whose manifold has a point j.
-    pub counts: [usize; LANES],
     pub exists: [f32x4; MAX_MANIFOLD_POINTS],
     /// True when some lane has rolling resistance (in [`LaneBlocks`]).
     pub any_rolling: bool,
@@ -161,7 +162,7 @@ impl ConstraintLanes {
     ) {
         debug_assert!(!indices.is_empty() && indices.len() <= LANES);
         let zero = f32x4::ZERO;
-        self.contacts = [EMPTY; LANES];
+        cold.contacts = [EMPTY; LANES];
         let mut linear = [0.0; LANES];
         let mut compliance_scale = [0.0; LANES];
         let mut warm = [0.0; LANES];
@@ -173,7 +174,7 @@ impl ConstraintLanes {
             let (a, b) = (&bodies[c.body_a as usize], &bodies[c.body_b as usize]);
             let shared = &c.shared;
             let scale = if shared.warm_start { 1.0 } else { 0.0 };
-            self.contacts[l] = shared.contact;
+            cold.contacts[l] = shared.contact;
             self.body_a[l] = c.body_a;
             self.body_b[l] = c.body_b;
             self.inv_mass_a.as_mut_array()[l] = a.inv_mass;
@@ -185,7 +186,7 @@ impl ConstraintLanes {
             self.tangents[0].set_lane(l, t0);
             self.tangents[1].set_lane(l, t1);
             self.friction.as_mut_array()[l] = shared.material.friction;
-            self.restitution.as_mut_array()[l] = shared.material.restitution;
+            cold.restitution.as_mut_array()[l] = shared.material.restitution;
             self.bias_rate.as_mut_array()[l] = shared.softness.bias_rate;
             if a.is_dynamic() && b.is_dynamic() {
                 self.shared_point.as_mut_array()[l] = f32::from_bits(u32::MAX);
@@ -201,7 +202,7 @@ impl ConstraintLanes {
                     impulse: scale * shared.rolling_impulse,
                 };
             }
-            self.counts[l] = c.count;
+            cold.counts[l] = c.count;
             linear[l] = a.inv_mass + b.inv_mass;
             compliance_scale[l] = shared.softness.compliance_scale;
             warm[l] = scale;
@@ -334,12 +335,12 @@ impl ConstraintLanes {
     /// What lane `l`'s constraint accumulated, to store into its contact; `None` for an
     /// empty lane.
     pub fn lane_impulses(&self, cold: &LaneBlocks, l: usize) -> Option<LaneImpulses> {
-        let contact = self.contacts[l];
+        let contact = cold.contacts[l];
         if contact == EMPTY {
             return None;
         }
         let (t0, t1) = (self.tangents[0].lane(l), self.tangents[1].lane(l));
-        let count = self.counts[l];
+        let count = cold.counts[l];
         let mut points = [PointImpulses::default(); MAX_MANIFOLD_POINTS];
         // The manifold's friction impulse is shared out by load (evenly when nothing
         // pushes): the next step sums the shares of the points it keeps, so dropping a

@@ -18,8 +18,8 @@ use super::math::{Quat, Vec3};
 use super::narrow_phase::Scratch;
 use super::profile::{PhaseTimer, StepCounters, StepProfile};
 use super::solver::{
-    ConstraintGraph, ConstraintInput, ConstraintLanes, LaneBlocks, SolverBody, SolverForces,
-    StepContext,
+    ConstraintGraph, ConstraintInput, ConstraintLanes, LaneBlocks, PassFactors, SolverBody,
+    SolverForces, StepContext,
 };
 use super::world_solve::SolveGroup;
 
@@ -349,6 +349,9 @@ pub(crate) struct StepScratch {
     pub ccd_candidates: Vec<u32>,
     /// What the passes rarely touch of each lane group, index for index with `lanes`.
     pub lane_blocks: Vec<LaneBlocks>,
+    /// The biased and the relax pass's factorisations of each lane group, index for index
+    /// with `lanes` (see `solver::PassFactors`).
+    pub lane_factors: [Vec<PassFactors>; 2],
     /// Each colour's lane groups (see `SolveGroup::lane_colours`).
     pub lane_colours: Vec<std::ops::Range<usize>>,
     /// Awake kinematic bodies (solver indices 1 ..= this).

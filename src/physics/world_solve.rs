@@ -112,6 +112,7 @@ impl super::world::StepScratch {
         }
         self.lanes.clear();
         self.lane_blocks.clear();
+        self.lane_factors.iter_mut().for_each(Vec::clear);
         self.lane_colours.clear();
         for group in &mut self.groups {
             let (start, first_colour) = (self.lanes.len(), self.lane_colours.len());
@@ -121,7 +122,11 @@ impl super::world::StepScratch {
                 order,
                 &self.colour_ranges[group.colours.clone()],
                 group.overflow,
-                (&mut self.lanes, &mut self.lane_blocks),
+                (
+                    &mut self.lanes,
+                    &mut self.lane_blocks,
+                    &mut self.lane_factors,
+                ),
                 &mut self.lane_colours,
             );
             group.lanes = start..self.lanes.len();
@@ -214,9 +219,24 @@ impl World {
         let joints = &mut scratch.joints;
         let lanes = &mut scratch.lanes[group.lanes.clone()];
         let cold = &mut scratch.lane_blocks[group.lanes.clone()];
+        let [biased, relax] = &mut scratch.lane_factors;
+        let mut factors = [
+            &mut biased[group.lanes.clone()],
+            &mut relax[group.lanes.clone()],
+        ];
         let colours = &scratch.lane_colours[group.lane_colours.clone()];
         let mut run = |work: Work, bodies: &mut [SolverBody]| {
-            solver::run_colours(work, bodies, lanes, cold, colours, group.overflow, &ctx);
+            let factors = &mut *factors[work.factors()];
+            solver::run_colours(
+                work,
+                bodies,
+                lanes,
+                cold,
+                factors,
+                colours,
+                group.overflow,
+                &ctx,
+            );
         };
         // Kinematic bodies are shared by every group: each group moves them along its own
         // sub-steps from the start of the step.

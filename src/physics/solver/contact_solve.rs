@@ -11,7 +11,7 @@
 
 use super::block::{solve_lanes, sweep_lanes, Factor};
 use super::body::SolverBody;
-use super::lanes::{valid_mask, ConstraintLanes, LaneBlocks};
+use super::lanes::{valid_mask, ConstraintLanes, LaneBlocks, PassFactors};
 use super::simd::{f32x4, Quatx4, Vec3x4, LANES};
 use super::StepContext;
 use crate::physics::constants::RELAX_REGULARIZATION;
@@ -324,6 +324,7 @@ pub(crate) fn solve_contact_lanes<B: Bodies + ?Sized>(
     bodies: &mut B,
     c: &mut ConstraintLanes,
     cold: &mut LaneBlocks,
+    factors: &mut PassFactors,
     ctx: &StepContext,
     pass: Pass,
     positions_moved: bool,
@@ -341,10 +342,10 @@ pub(crate) fn solve_contact_lanes<B: Bodies + ?Sized>(
     match pass {
         Pass::Biased => {
             solve_friction(c, shift, &mut v);
-            solve_normal(c, cold, shift, &mut v, ctx, pass);
+            solve_normal(c, cold, factors, shift, &mut v, ctx, pass);
         }
         Pass::Relax => {
-            solve_normal(c, cold, shift, &mut v, ctx, pass);
+            solve_normal(c, cold, factors, shift, &mut v, ctx, pass);
             solve_friction(c, shift, &mut v);
         }
     }
@@ -367,6 +368,7 @@ pub(crate) fn solve_contact_lanes<B: Bodies + ?Sized>(
 fn solve_normal(
     c: &mut ConstraintLanes,
     cold: &LaneBlocks,
+    factors: &mut PassFactors,
     shift: &Shift,
     v: &mut Velocities,
     ctx: &StepContext,
@@ -421,7 +423,7 @@ fn solve_normal(
         delta[0] = (usable & d.is_finite()).select(d, zero);
         delta
     } else {
-        block_delta(c, cold, &rhs, &diagonal, &speculative, pass)
+        block_delta(c, cold, factors, &rhs, &diagonal, &speculative, pass)
     };
     // All the points' impulses at once: Σλ_i along n, and each body's turn Σλ_i·I⁻¹(r_i×n),
     // of which the shift's part is (Σλ_i)·I⁻¹(s×n).
@@ -448,6 +450,7 @@ fn solve_normal(
 fn block_delta(
     c: &mut ConstraintLanes,
     cold: &LaneBlocks,
+    factors: &mut PassFactors,
     rhs: &[f32x4; MAX_MANIFOLD_POINTS],
     diagonal: &[f32x4; MAX_MANIFOLD_POINTS],
     speculative: &[u32; MAX_MANIFOLD_POINTS],
@@ -459,10 +462,6 @@ fn block_delta(
     // speculative: that is the key; speculative or not, a relax-pass entry is K_ii·(1 + ε)).
     // A lane with nothing pushing or approaching keeps Δ = 0; the others try the common
     // case, every point pushing, four lanes at once, and sweep if it fails (`block.rs`).
-    let which = match pass {
-        Pass::Biased => 0,
-        Pass::Relax => 1,
-    };
     let lambda: [f32x4; MAX_MANIFOLD_POINTS] = std::array::from_fn(|j| c.points[j].normal_impulse);
     let exists = c.exists;
     // Resting apart: every point's λ = 0 and r ≤ 0, so Δ = 0 meets every condition. A lane
@@ -479,9 +478,9 @@ fn block_delta(
         Pass::Relax => [1; LANES],
     };
     let working = (exists[0] & !apart).to_bitmask();
-    if keys != c.factor_keys[which] {
+    if keys != factors.keys {
         for l in (0..LANES).filter(|l| working & (1 << l) != 0) {
-            if c.factor_keys[which][l] == keys[l] {
+            if factors.keys[l] == keys[l] {
                 continue;
             }
             let a: [[f32; MAX_MANIFOLD_POINTS]; MAX_MANIFOLD_POINTS] = std::array::from_fn(|i| {
@@ -491,18 +490,18 @@ fn block_delta(
                 })
             });
             let factor = Factor::whole(&a, cold.counts[l]);
-            c.factors[which].set_lane(l, factor.as_ref());
-            c.factor_keys[which][l] = keys[l];
-            c.factor_valid[which].as_mut_array()[l] = valid_mask(factor.is_some());
+            factors.factors.set_lane(l, factor.as_ref());
+            factors.keys[l] = keys[l];
+            factors.valid.as_mut_array()[l] = valid_mask(factor.is_some());
         }
     }
     let mut delta = [zero; MAX_MANIFOLD_POINTS];
     let solved = solve_lanes(
-        &c.factors[which],
+        &factors.factors,
         rhs,
         &lambda,
         &exists,
-        c.factor_valid[which] & exists[0] & !apart,
+        factors.valid & exists[0] & !apart,
         &mut delta,
     );
     let left = exists[0] & !apart & !solved;
@@ -665,6 +664,17 @@ impl Work {
     pub const fn restitution(positions_moved: bool) -> Work {
         Work::Restitution { positions_moved }
     }
+
+    /// Which pass's factorisations the work uses (see [`PassFactors`]): 1 for a relax
+    /// pass, 0 for the rest (only the biased pass reads them).
+    pub const fn factors(self) -> usize {
+        match self {
+            Work::Solve {
+                pass: Pass::Relax, ..
+            } => 1,
+            _ => 0,
+        }
+    }
 }
 
 /// Does `work` on one lane group.
@@ -674,6 +684,7 @@ pub(crate) fn run_lanes<B: Bodies + ?Sized>(
     bodies: &mut B,
     c: &mut ConstraintLanes,
     cold: &mut LaneBlocks,
+    factors: &mut PassFactors,
     ctx: &StepContext,
 ) {
     match work {
@@ -681,7 +692,7 @@ pub(crate) fn run_lanes<B: Bodies + ?Sized>(
         Work::Solve {
             pass,
             positions_moved,
-        } => solve_contact_lanes(bodies, c, cold, ctx, pass, positions_moved),
+        } => solve_contact_lanes(bodies, c, cold, factors, ctx, pass, positions_moved),
         Work::Restitution { positions_moved } => {
             restitution_lanes(bodies, c, cold, ctx, positions_moved)
         }
@@ -693,31 +704,37 @@ pub(crate) fn run_lanes<B: Bodies + ?Sized>(
 /// `parallel` feature a colour's lane groups are spread over the rayon pool's threads;
 /// they move disjoint bodies (see `graph_colour.rs`), so the result is the same bits as
 /// doing them in order on one thread. The overflow set always runs in order.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn run_colours(
     work: Work,
     bodies: &mut [SolverBody],
     lanes: &mut [ConstraintLanes],
     cold: &mut [LaneBlocks],
+    factors: &mut [PassFactors],
     colours: &[std::ops::Range<usize>],
     overflow: bool,
     ctx: &StepContext,
 ) {
     #[cfg(feature = "parallel")]
     for (i, range) in colours.iter().enumerate() {
-        let (lanes, cold) = (&mut lanes[range.clone()], &mut cold[range.clone()]);
+        let (lanes, cold, factors) = (
+            &mut lanes[range.clone()],
+            &mut cold[range.clone()],
+            &mut factors[range.clone()],
+        );
         if overflow && i + 1 == colours.len() {
-            for (c, cold) in lanes.iter_mut().zip(cold) {
-                run_lanes(work, bodies, c, cold, ctx);
+            for ((c, cold), factors) in lanes.iter_mut().zip(cold).zip(factors) {
+                run_lanes(work, bodies, c, cold, factors, ctx);
             }
         } else {
-            super::parallel::run_colour(work, bodies, lanes, cold, ctx);
+            super::parallel::run_colour(work, bodies, lanes, cold, factors, ctx);
         }
     }
     #[cfg(not(feature = "parallel"))]
     {
         let _ = (colours, overflow);
-        for (c, cold) in lanes.iter_mut().zip(cold) {
-            run_lanes(work, bodies, c, cold, ctx);
+        for ((c, cold), factors) in lanes.iter_mut().zip(cold).zip(factors) {
+            run_lanes(work, bodies, c, cold, factors, ctx);
         }
     }
 }
@@ -778,39 +795,35 @@ mod tests {
     use super::*;
     use crate::physics::collider::MixedMaterial;
 
+    /// A lane group with its cold block and both passes' factorisations.
+    type Group = (ConstraintLanes, LaneBlocks, [PassFactors; 2]);
+
     /// Lane groups of the constraints `inputs[indices]`, one group per slice.
-    fn prepare(
-        inputs: &[ConstraintInput],
-        bodies: &[SolverBody],
-        groups: &[&[u32]],
-    ) -> Vec<(ConstraintLanes, LaneBlocks)> {
+    fn prepare(inputs: &[ConstraintInput], bodies: &[SolverBody], groups: &[&[u32]]) -> Vec<Group> {
         groups
             .iter()
             .map(|indices| {
                 let (mut group, mut cold) = (ConstraintLanes::default(), LaneBlocks::default());
-                group.prepare(&mut cold, inputs, indices, bodies);
-                (group, cold)
+                let mut factors = [PassFactors::default(); 2];
+                let [biased, relax] = &mut factors;
+                group.prepare(&mut cold, [biased, relax], inputs, indices, bodies);
+                (group, cold, factors)
             })
             .collect()
     }
 
     /// `work` on every lane group in order.
-    fn run(
-        work: Work,
-        bodies: &mut [SolverBody],
-        lanes: &mut [(ConstraintLanes, LaneBlocks)],
-        ctx: &StepContext,
-    ) {
-        for (c, cold) in lanes {
-            run_lanes(work, bodies, c, cold, ctx);
+    fn run(work: Work, bodies: &mut [SolverBody], lanes: &mut [Group], ctx: &StepContext) {
+        for (c, cold, factors) in lanes {
+            run_lanes(work, bodies, c, cold, &mut factors[work.factors()], ctx);
         }
     }
 
     /// The impulses of every constraint in `lanes`, by contact id.
-    fn impulses(lanes: &[(ConstraintLanes, LaneBlocks)]) -> Vec<(u32, Vec<PointImpulses>)> {
+    fn impulses(lanes: &[Group]) -> Vec<(u32, Vec<PointImpulses>)> {
         let mut all: Vec<_> = lanes
             .iter()
-            .flat_map(|(group, cold)| (0..LANES).filter_map(|l| group.lane_impulses(cold, l)))
+            .flat_map(|(group, cold, _)| (0..LANES).filter_map(|l| group.lane_impulses(cold, l)))
             .map(|i| (i.contact, i.points[..i.count].to_vec()))
             .collect();
         all.sort_by_key(|(contact, _)| *contact);

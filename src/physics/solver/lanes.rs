@@ -88,6 +88,19 @@ pub(crate) struct LaneBlocks {
     pub restitution: f32x4,
 }
 
+/// One pass's cached factorisations of a lane group's normal blocks: the lanes'
+/// whole-block factorisations, side by side; the key of the matrix each lane's factors
+/// (`solve_normal`: which points are speculative); a mask of the lanes where it is valid
+/// (positive definite). The biased and the relax pass each keep theirs in an array of their
+/// own, index for index with the lane groups, so a pass streams only its own (192 of the
+/// 384 bytes both took in each lane group).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct PassFactors {
+    pub factors: FactorLanes,
+    pub keys: [u32; LANES],
+    pub valid: f32x4,
+}
+
 #[cfg(test)]
 impl LaneBlocks {
     /// Lane `l`'s K, zero outside its manifold.
@@ -117,12 +130,6 @@ pub(crate) struct ConstraintLanes {
     pub exists: [f32x4; MAX_MANIFOLD_POINTS],
     /// True when some lane has rolling resistance (in [`LaneBlocks`]).
     pub any_rolling: bool,
-    /// Per pass (biased, relax): the lanes' whole-block factorisations, side by side; the
-    /// key of the matrix each lane's factors (`solve_normal`: which points are
-    /// speculative); a mask of the lanes where it is valid (positive definite).
-    pub factors: [FactorLanes; 2],
-    pub factor_keys: [[u32; LANES]; 2],
-    pub factor_valid: [f32x4; 2],
     pub points: [PointLanes; MAX_MANIFOLD_POINTS],
     /// Friction of the whole manifold (see `contact_solve.rs`), at its centre: the anchors
     /// (the mean of the points' anchors), the turns I⁻¹(r×t) for tangents 0 and 1, the
@@ -156,6 +163,7 @@ impl ConstraintLanes {
     pub fn prepare(
         &mut self,
         cold: &mut LaneBlocks,
+        factors: [&mut PassFactors; 2],
         inputs: &[ConstraintInput],
         indices: &[u32],
         bodies: &[SolverBody],
@@ -316,19 +324,16 @@ impl ConstraintLanes {
             return;
         }
         let regularised = f32x4::splat(1.0 + RELAX_REGULARIZATION);
-        for (which, diagonal) in [
+        for (out, diagonal) in factors.into_iter().zip([
             |p: &PointLanes, _: f32x4| p.diagonal + p.compliance,
             |p: &PointLanes, e: f32x4| p.diagonal * e,
-        ]
-        .into_iter()
-        .enumerate()
-        {
+        ]) {
             let mut a = k;
             for (j, p) in self.points.iter().enumerate() {
                 a[j][j] = diagonal(p, regularised);
             }
-            (self.factors[which], self.factor_valid[which]) = FactorLanes::factor(&a, &self.exists);
-            self.factor_keys[which] = [1; LANES];
+            (out.factors, out.valid) = FactorLanes::factor(&a, &self.exists);
+            out.keys = [1; LANES];
         }
     }
 
@@ -428,8 +433,8 @@ fn tangent_mass(
 }
 
 /// Prepares the constraints listed in `order`, whose colours are the ranges `colours` of
-/// it, four per lane group within each colour (each group's two parts pushed onto the two
-/// vectors); the last range is the overflow set when `overflow` is true (one constraint per
+/// it, four per lane group within each colour (each group's parts pushed onto the
+/// vectors: the lanes, their cold blocks, and each pass's factorisations); the last range is the overflow set when `overflow` is true (one constraint per
 /// group). Each colour's lane groups, as a range of the lane groups added, go to
 /// `lane_colours`.
 pub(crate) fn prepare_colours(
@@ -438,7 +443,11 @@ pub(crate) fn prepare_colours(
     order: &[u32],
     colours: &[std::ops::Range<usize>],
     overflow: bool,
-    (out, out_cold): (&mut Vec<ConstraintLanes>, &mut Vec<LaneBlocks>),
+    (out, out_cold, out_factors): (
+        &mut Vec<ConstraintLanes>,
+        &mut Vec<LaneBlocks>,
+        &mut [Vec<PassFactors>; 2],
+    ),
     lane_colours: &mut Vec<std::ops::Range<usize>>,
 ) {
     let first = out.len();
@@ -452,8 +461,16 @@ pub(crate) fn prepare_colours(
         for chunk in order[range.clone()].chunks(width) {
             out.push(ConstraintLanes::default());
             out_cold.push(LaneBlocks::default());
-            if let (Some(lanes), Some(cold)) = (out.last_mut(), out_cold.last_mut()) {
-                lanes.prepare(cold, inputs, chunk, bodies);
+            let [biased, relax] = &mut *out_factors;
+            biased.push(PassFactors::default());
+            relax.push(PassFactors::default());
+            if let (Some(lanes), Some(cold), Some(biased), Some(relax)) = (
+                out.last_mut(),
+                out_cold.last_mut(),
+                biased.last_mut(),
+                relax.last_mut(),
+            ) {
+                lanes.prepare(cold, [biased, relax], inputs, chunk, bodies);
             }
         }
         lane_colours.push(start..out.len() - first);
@@ -499,7 +516,9 @@ mod tests {
         let indices: Vec<u32> = (0..inputs.len() as u32).collect();
         let mut lanes = ConstraintLanes::default();
         let mut cold = LaneBlocks::default();
-        lanes.prepare(&mut cold, inputs, &indices, bodies);
+        let mut factors = [PassFactors::default(); 2];
+        let [biased, relax] = &mut factors;
+        lanes.prepare(&mut cold, [biased, relax], inputs, &indices, bodies);
         (lanes, cold)
     }
 

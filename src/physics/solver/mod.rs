@@ -137,7 +137,7 @@ pub(crate) use integrate::{
     capped_integrate_positions, integrate_positions, integrate_velocities,
     integrate_velocities_capped,
 };
-pub(crate) use lanes::{prepare_colours, ConstraintLanes, LaneBlocks};
+pub(crate) use lanes::{prepare_colours, ConstraintLanes, LaneBlocks, PassFactors};
 pub(crate) use simd::LANES;
 
 use super::constants::{MASS_RATIO_FREE, MAX_SUBSTEPS};

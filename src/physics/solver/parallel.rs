@@ -12,7 +12,7 @@ use rayon::prelude::*;
 
 use super::body::SolverBody;
 use super::contact_solve::{run_lanes, Bodies, Work};
-use super::lanes::{ConstraintLanes, LaneBlocks};
+use super::lanes::{ConstraintLanes, LaneBlocks, PassFactors};
 use super::StepContext;
 use crate::physics::math::Vec3;
 
@@ -69,11 +69,12 @@ pub(crate) fn run_colour(
     bodies: &mut [SolverBody],
     lanes: &mut [ConstraintLanes],
     cold: &mut [LaneBlocks],
+    factors: &mut [PassFactors],
     ctx: &StepContext,
 ) {
     if lanes.len() < MIN_LANES_TO_SPLIT || rayon::current_num_threads() < 2 {
-        for (c, cold) in lanes.iter_mut().zip(cold) {
-            run_lanes(work, bodies, c, cold, ctx);
+        for ((c, cold), factors) in lanes.iter_mut().zip(cold).zip(factors) {
+            run_lanes(work, bodies, c, cold, factors, ctx);
         }
         return;
     }
@@ -84,10 +85,11 @@ pub(crate) fn run_colour(
     lanes
         .par_iter_mut()
         .zip(cold.par_iter_mut())
+        .zip(factors.par_iter_mut())
         .with_min_len(MIN_LANES_PER_TASK)
-        .for_each(|(c, cold)| {
+        .for_each(|((c, cold), factors)| {
             let mut bodies = shared;
-            run_lanes(work, &mut bodies, c, cold, ctx);
+            run_lanes(work, &mut bodies, c, cold, factors, ctx);
         });
 }
 
@@ -104,7 +106,7 @@ mod tests {
 
     /// One colour big enough to be split: `n` cubes landing on the ground (static, index 0),
     /// each at its own speed and spin, four corner points each.
-    type Lanes = (Vec<ConstraintLanes>, Vec<LaneBlocks>);
+    type Lanes = (Vec<ConstraintLanes>, Vec<LaneBlocks>, [Vec<PassFactors>; 2]);
 
     fn colour(n: u32) -> (Vec<SolverBody>, Lanes) {
         let mut rng = Lcg(7);
@@ -147,7 +149,7 @@ mod tests {
             .collect();
         let order: Vec<u32> = (0..n).collect();
         let one_colour = [0..n as usize; 1];
-        let (mut lanes, mut cold) = (Vec::new(), Vec::new());
+        let (mut lanes, mut cold, mut factors) = (Vec::new(), Vec::new(), [Vec::new(), Vec::new()]);
         let mut ranges = Vec::new();
         prepare_colours(
             &inputs,
@@ -155,10 +157,10 @@ mod tests {
             &order,
             &one_colour,
             false,
-            (&mut lanes, &mut cold),
+            (&mut lanes, &mut cold, &mut factors),
             &mut ranges,
         );
-        (bodies, (lanes, cold))
+        (bodies, (lanes, cold, factors))
     }
 
     fn context() -> StepContext {
@@ -192,8 +194,9 @@ mod tests {
         assert!(lanes.0.len() >= MIN_LANES_TO_SPLIT * 2);
         let mut serial = (bodies.clone(), lanes.clone());
         for work in WORK {
-            for (c, cold) in serial.1 .0.iter_mut().zip(&mut serial.1 .1) {
-                run_lanes(work, serial.0.as_mut_slice(), c, cold, &ctx);
+            let factors = &mut serial.1 .2[work.factors()];
+            for ((c, cold), factors) in serial.1 .0.iter_mut().zip(&mut serial.1 .1).zip(factors) {
+                run_lanes(work, serial.0.as_mut_slice(), c, cold, factors, &ctx);
             }
         }
         let impulses = |lanes: &Lanes| -> Vec<_> {
@@ -213,7 +216,8 @@ mod tests {
             let (mut b, mut l) = (bodies.clone(), lanes.clone());
             pool.install(|| {
                 for work in WORK {
-                    run_colour(work, &mut b, &mut l.0, &mut l.1, &ctx);
+                    let factors = &mut l.2[work.factors()];
+                    run_colour(work, &mut b, &mut l.0, &mut l.1, factors, &ctx);
                 }
             });
             for (x, y) in b.iter().zip(&serial.0) {

@@ -12,7 +12,7 @@
 //!                                − hb_j1 |R[i][j2]| − hb_j2 |R[i][j1]|) / |a_i × b_j|
 //! ```
 
-use super::clip::{clip_polygon, feature_id, ClipVertex};
+use super::clip::{clip_axis_polygon, feature_id, ClipVertex};
 use super::geometry::closest_points_segment_segment;
 use super::polytope::{
     clearly_beats, cuboid_face, face_fallback, finish_face_contact, FaceIds, FaceQueries, PolyView,
@@ -237,12 +237,11 @@ fn box_face_contact(
     // The reference face's side planes: ±e_c at ±hr[c] for its two other axes.
     for c in [(k + 1) % 3, (k + 2) % 3] {
         for side in [1.0f32, -1.0] {
-            let mut normal = Vec3::ZERO;
-            normal[c] = side;
             let plane_id = 8 + face_number(c, side);
-            clip_polygon(
+            clip_axis_polygon(
                 &scratch.polygon,
-                normal,
+                c,
+                side,
                 hr[c],
                 plane_id,
                 &mut scratch.clipped,

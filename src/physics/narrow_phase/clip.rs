@@ -70,6 +70,55 @@ pub fn clip_polygon(
     }
 }
 
+/// [`clip_polygon`] for the plane `side · x[axis] <= offset` (`side` ±1): a box's side
+/// plane in its own frame. The same vertices, ids and bits as `clip_polygon` with the normal
+/// `side · e_axis` (whose dot product with a finite point is exactly `side · x[axis]`), for
+/// a fraction of its work: one coordinate per vertex instead of a dot product, each distance
+/// computed once, the output written into a fixed array.
+pub fn clip_axis_polygon(
+    input: &[ClipVertex],
+    axis: usize,
+    side: f32,
+    offset: f32,
+    plane_id: u32,
+    out: &mut Vec<ClipVertex>,
+) {
+    out.clear();
+    let Some(&last) = input.last() else {
+        return;
+    };
+    // `f32::max`'s NaN rule costs three instructions per use; the points here are finite
+    // (the world freezes a body before a non-finite pose reaches the narrow phase), and for
+    // finite numbers this is the same maximum.
+    let max = |a: f32, b: f32| if a > b { a } else { b };
+    let size = input.iter().fold(offset.abs(), |size, v| {
+        let a = v.point.abs();
+        max(size, max(max(a.x, a.y), a.z))
+    });
+    let tolerance = CLIP_PLANE_TOLERANCE * size;
+    let distance = |v: &ClipVertex| side * v.point[axis] - offset;
+    let mut prev = last;
+    let mut prev_dist = distance(&prev);
+    let mut prev_inside = prev_dist <= tolerance;
+    for &cur in input {
+        let cur_dist = distance(&cur);
+        let cur_inside = cur_dist <= tolerance;
+        if prev_inside != cur_inside {
+            let t = prev_dist / (prev_dist - cur_dist);
+            out.push(ClipVertex {
+                point: prev.point + (cur.point - prev.point) * t.clamp(0.0, 1.0),
+                id: feature_id(&[prev.id, cur.id, plane_id]),
+            });
+        }
+        if cur_inside {
+            out.push(cur);
+        }
+        prev = cur;
+        prev_dist = cur_dist;
+        prev_inside = cur_inside;
+    }
+}
+
 /// Reduces `points` (all sharing `normal`) to at most four that keep the contact area:
 /// the deepest point, the point farthest from it, the point making the largest triangle
 /// with those two, and the point farthest outside that triangle.

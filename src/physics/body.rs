@@ -290,7 +290,7 @@ pub struct Body {
     /// Island id of the last step (for debug drawing), or NULL.
     pub(crate) island: u32,
     /// Slot indices of the body's colliders.
-    pub(crate) colliders: Vec<u32>,
+    pub(crate) colliders: ColliderIds,
     /// Head of the intrusive list of contact edges (contact id << 1 | side), or NULL.
     pub(crate) contact_head: u32,
     /// Number of contacts in that list.
@@ -332,7 +332,7 @@ impl Body {
             sleep_time: 0.0,
             sleep_island: NULL,
             island: NULL,
-            colliders: Vec::new(),
+            colliders: ColliderIds::default(),
             contact_head: NULL,
             contact_count: 0,
             joints_without_contact: 0,
@@ -528,5 +528,96 @@ pub(crate) fn normalized_exactly(q: Quat) -> Quat {
         q
     } else {
         unit_rotation(q).unwrap_or(Quat::IDENTITY)
+    }
+}
+
+/// A body's collider slot indices, in the order they were added. Up to two live in the body
+/// itself (almost every body has one): the step's walks over the bodies (finalising poses,
+/// bounding boxes, proxies) then reach a body's collider without first loading a heap
+/// block, a cache miss per body in large scenes. More spill into a heap slice holding all.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct ColliderIds {
+    inline: [u32; 2],
+    len: u32,
+    spilled: Vec<u32>,
+}
+
+impl ColliderIds {
+    /// The indices as a slice.
+    #[inline]
+    pub fn as_slice(&self) -> &[u32] {
+        if self.spilled.is_empty() {
+            &self.inline[..self.len as usize]
+        } else {
+            &self.spilled
+        }
+    }
+
+    /// Appends an index.
+    pub fn push(&mut self, index: u32) {
+        let len = self.len as usize;
+        if len < self.inline.len() {
+            self.inline[len] = index;
+        } else {
+            if self.spilled.is_empty() {
+                self.spilled.extend_from_slice(&self.inline);
+            }
+            self.spilled.push(index);
+        }
+        self.len += 1;
+    }
+
+    /// Keeps the indices `keep` accepts, in order.
+    pub fn retain(&mut self, keep: impl FnMut(&u32) -> bool) {
+        let mut kept = ColliderIds::default();
+        for index in self.as_slice().iter().copied().filter(keep) {
+            kept.push(index);
+        }
+        *self = kept;
+    }
+}
+
+impl std::ops::Deref for ColliderIds {
+    type Target = [u32];
+
+    #[inline]
+    fn deref(&self) -> &[u32] {
+        self.as_slice()
+    }
+}
+
+impl<'a> IntoIterator for &'a ColliderIds {
+    type Item = &'a u32;
+    type IntoIter = std::slice::Iter<'a, u32>;
+
+    #[inline]
+    fn into_iter(self) -> Self::IntoIter {
+        self.as_slice().iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ColliderIds;
+
+    #[test]
+    fn collider_ids_keep_their_order_inline_and_spilled() {
+        let mut ids = ColliderIds::default();
+        assert!(ids.is_empty());
+        for i in 0..5 {
+            ids.push(10 + i);
+            let expected: Vec<u32> = (10..=10 + i).collect();
+            assert_eq!(ids.as_slice(), &expected[..], "after {} pushes", i + 1);
+        }
+        // Removing down to two brings them back inline; the order is kept throughout.
+        ids.retain(|&i| i % 2 == 0);
+        assert_eq!(ids.as_slice(), &[10, 12, 14]);
+        ids.retain(|&i| i != 12);
+        assert_eq!(ids.as_slice(), &[10, 14]);
+        ids.push(7);
+        assert_eq!(ids.as_slice(), &[10, 14, 7]);
+        ids.retain(|_| false);
+        assert!(ids.is_empty());
+        assert_eq!((&ids).into_iter().count(), 0);
     }
 }

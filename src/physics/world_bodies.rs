@@ -209,7 +209,7 @@ impl World {
         let Some(body) = self.bodies.remove(handle) else {
             return false;
         };
-        for ci in body.colliders {
+        for &ci in &body.colliders {
             if let Some(handle) = self.colliders.handle_at(ci) {
                 if let Some(collider) = self.colliders.remove(handle) {
                     self.broad_phase.destroy_proxy(collider.proxy);

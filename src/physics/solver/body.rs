@@ -1,6 +1,7 @@
 //! The solver's view of a body: the hot velocities and pose deltas, apart from what only
 //! velocity integration reads.
 
+use super::simd::f32x4;
 use crate::physics::math::{Mat3, Quat, Vec3};
 
 /// The part of a body the solver's inner loops touch, gathered into a dense array each step
@@ -17,6 +18,16 @@ pub(crate) struct SolverBody {
     /// Rotation since the start of the step.
     pub delta_rotation: Quat,
 }
+
+/// Where the six velocity numbers start in a `SolverBody`: `linear_velocity`, followed
+/// directly by `angular_velocity` (three `f32`s each, no padding between), which
+/// [`SolverBody::velocity_rows`] reads as 24 contiguous bytes. The build fails if a change
+/// of the struct breaks that.
+const VELOCITY_OFFSET: usize = std::mem::offset_of!(SolverBody, linear_velocity);
+const _: () = assert!(
+    std::mem::size_of::<Vec3>() == 12
+        && std::mem::offset_of!(SolverBody, angular_velocity) == VELOCITY_OFFSET + 12
+);
 
 impl SolverBody {
     /// The stand-in for every static body: never moves, infinite mass. It sits at index 0 of
@@ -39,6 +50,40 @@ impl SolverBody {
             inv_inertia: Mat3::IDENTITY * 6.0,
             linear_velocity: v,
             ..SolverBody::STATIC
+        }
+    }
+
+    /// Its six velocity numbers as the two rows the solver's lanes are transposed from:
+    /// [v.x v.y v.z ω.x] and [ω.y ω.z 0 0]. One 16-byte and one 8-byte load, where reading
+    /// the fields one by one costs six loads and the inserts that put them together.
+    #[inline]
+    pub fn velocity_rows(&self) -> (f32x4, f32x4) {
+        let base = (self as *const SolverBody).cast::<u8>();
+        // SAFETY: the 24 bytes from `VELOCITY_OFFSET` lie inside `*self` and are the six
+        // `f32`s of the two velocities, side by side (checked where the offset is defined);
+        // any bits are a valid `f32`, and the reads are unaligned ones.
+        let (row, [wy, wz]) = unsafe {
+            let p = base.add(VELOCITY_OFFSET);
+            (
+                p.cast::<f32x4>().read_unaligned(),
+                p.add(16).cast::<[f32; 2]>().read_unaligned(),
+            )
+        };
+        (row, f32x4::new([wy, wz, 0.0, 0.0]))
+    }
+
+    /// Sets both velocities from the rows of [`SolverBody::velocity_rows`] (the last two
+    /// numbers of `rest` are ignored): one 16-byte and one 8-byte store.
+    #[inline]
+    pub fn set_velocity_rows(&mut self, row: f32x4, rest: f32x4) {
+        let [wy, wz, _, _] = rest.to_array();
+        let base = (self as *mut SolverBody).cast::<u8>();
+        // SAFETY: as in `velocity_rows`; the pointer comes from `&mut self`, so the writes
+        // stay within the body this call borrows mutably.
+        unsafe {
+            let p = base.add(VELOCITY_OFFSET);
+            p.cast::<f32x4>().write_unaligned(row);
+            p.add(16).cast::<[f32; 2]>().write_unaligned([wy, wz]);
         }
     }
 

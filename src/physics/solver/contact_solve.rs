@@ -37,7 +37,7 @@ const TANGENTS: [usize; 2] = [1, 2];
 /// (`parallel.rs`).
 pub(crate) trait Bodies {
     fn at(&self, index: u32) -> &SolverBody;
-    fn set_velocities(&mut self, index: u32, linear: Vec3, angular: Vec3);
+    fn at_mut(&mut self, index: u32) -> &mut SolverBody;
 }
 
 impl Bodies for [SolverBody] {
@@ -47,10 +47,8 @@ impl Bodies for [SolverBody] {
     }
 
     #[inline]
-    fn set_velocities(&mut self, index: u32, linear: Vec3, angular: Vec3) {
-        let body = &mut self[index as usize];
-        body.linear_velocity = linear;
-        body.angular_velocity = angular;
+    fn at_mut(&mut self, index: u32) -> &mut SolverBody {
+        &mut self[index as usize]
     }
 }
 
@@ -87,15 +85,24 @@ impl Velocities {
     /// the stand-in would pass that to everything resting on the ground.)
     #[inline]
     fn store<B: Bodies + ?Sized>(&self, bodies: &mut B, c: &ConstraintLanes) {
+        let a = scatter_velocities(self.linear_a, self.angular_a);
+        let b = scatter_velocities(self.linear_b, self.angular_b);
+        let zero = f32x4::ZERO;
+        if (c.inv_mass_a.simd_gt(zero) & c.inv_mass_b.simd_gt(zero)).all() {
+            // Every body of the group can move (most groups): no test per lane.
+            for l in 0..LANES {
+                bodies.at_mut(c.body_a[l]).set_velocity_rows(a.0[l], a.1[l]);
+                bodies.at_mut(c.body_b[l]).set_velocity_rows(b.0[l], b.1[l]);
+            }
+            return;
+        }
         let (mass_a, mass_b) = (c.inv_mass_a.to_array(), c.inv_mass_b.to_array());
-        let (linear_a, angular_a) = (self.linear_a.lanes(), self.angular_a.lanes());
-        let (linear_b, angular_b) = (self.linear_b.lanes(), self.angular_b.lanes());
         for l in 0..LANES {
             if mass_a[l] > 0.0 {
-                bodies.set_velocities(c.body_a[l], linear_a[l], angular_a[l]);
+                bodies.at_mut(c.body_a[l]).set_velocity_rows(a.0[l], a.1[l]);
             }
             if mass_b[l] > 0.0 {
-                bodies.set_velocities(c.body_b[l], linear_b[l], angular_b[l]);
+                bodies.at_mut(c.body_b[l]).set_velocity_rows(b.0[l], b.1[l]);
             }
         }
     }
@@ -124,22 +131,28 @@ impl Velocities {
     }
 }
 
+/// The inverse of [`gather_velocities`]: each lane's two rows ([v.x v.y v.z ω.x] and
+/// [ω.y ω.z · ·]), as [`SolverBody::set_velocity_rows`] stores them.
+#[inline]
+fn scatter_velocities(linear: Vec3x4, angular: Vec3x4) -> ([f32x4; LANES], [f32x4; LANES]) {
+    let zero = f32x4::ZERO;
+    (
+        f32x4::transpose([linear.x, linear.y, linear.z, angular.x]),
+        f32x4::transpose([angular.y, angular.z, zero, zero]),
+    )
+}
+
 /// The linear and angular velocities of four bodies, one per lane. Each body's six numbers
-/// are read as two rows, [v.x v.y v.z ω.x] and [ω.y ω.z 0 0], and the rows of the four
-/// bodies transposed into lanes: 0.5 % fewer instructions on pyramid40 than two
-/// [`Vec3x4::gather`]s, whose rows carry a padding zero each. (Storing back, the two
-/// [`Vec3x4::lanes`] cost what the same rows the other way round do.)
+/// are read as two rows, [v.x v.y v.z ω.x] and [ω.y ω.z 0 0] ([`SolverBody::velocity_rows`]),
+/// and the rows of the four bodies transposed into lanes: 0.5 % fewer instructions on
+/// pyramid40 than two [`Vec3x4::gather`]s, whose rows carry a padding zero each. Stored back
+/// the same way ([`scatter_velocities`]): taking each lane's two vectors out number by number
+/// instead cost 1.1 % of pyramid20's instructions more.
 #[inline]
 fn gather_velocities(bodies: [&SolverBody; LANES]) -> (Vec3x4, Vec3x4) {
-    let rows = |f: fn(&SolverBody) -> [f32; 4]| f32x4::transpose(bodies.map(|b| f32x4::new(f(b))));
-    let [vx, vy, vz, wx] = rows(|b| {
-        let (v, w) = (b.linear_velocity, b.angular_velocity);
-        [v.x, v.y, v.z, w.x]
-    });
-    let [wy, wz, _, _] = rows(|b| {
-        let w = b.angular_velocity;
-        [w.y, w.z, 0.0, 0.0]
-    });
+    let rows = bodies.map(SolverBody::velocity_rows);
+    let [vx, vy, vz, wx] = f32x4::transpose(rows.map(|r| r.0));
+    let [wy, wz, _, _] = f32x4::transpose(rows.map(|r| r.1));
     (
         Vec3x4 {
             x: vx,

@@ -14,7 +14,6 @@ use super::body::SolverBody;
 use super::contact_solve::{run_lanes, Bodies, Work};
 use super::lanes::{ConstraintLanes, LaneBlocks, PassFactors};
 use super::StepContext;
-use crate::physics::math::Vec3;
 
 /// Lane groups per task. One lane group's pass takes about 0.7 µs and a fork-join of the
 /// pool some 10–20 µs on a shared two-core machine, so a task gets a few dozen.
@@ -50,16 +49,12 @@ impl Bodies for SharedBodies {
     }
 
     #[inline]
-    fn set_velocities(&mut self, index: u32, linear: Vec3, angular: Vec3) {
+    fn at_mut(&mut self, index: u32) -> &mut SolverBody {
         let index = index as usize;
         assert!(index < self.len, "solver body {index} out of range");
         // SAFETY: in bounds; this lane group is the only one of its colour that reads or
-        // writes a body it moves.
-        unsafe {
-            let body = self.ptr.add(index);
-            (*body).linear_velocity = linear;
-            (*body).angular_velocity = angular;
-        }
+        // writes a body it moves, and the reference lives only for the write.
+        unsafe { &mut *self.ptr.add(index) }
     }
 }
 
@@ -102,6 +97,7 @@ mod tests {
     use super::super::Softness;
     use super::*;
     use crate::physics::collider::MixedMaterial;
+    use crate::physics::math::Vec3;
     use crate::physics::narrow_phase::gjk::test_support::Lcg;
 
     /// One colour big enough to be split: `n` cubes landing on the ground (static, index 0),

@@ -39,7 +39,7 @@ impl Vec3x4 {
     }
 
     /// The inverse of [`Vec3x4::gather`]: every lane's vector.
-    #[inline]
+    #[cfg(test)]
     pub fn lanes(&self) -> [Vec3; LANES] {
         let rows = f32x4::transpose([self.x, self.y, self.z, f32x4::ZERO]);
         rows.map(|r| {

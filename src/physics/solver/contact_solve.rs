@@ -394,7 +394,8 @@ fn solve_normal(
     let max_push = f32x4::splat(-ctx.max_push_velocity);
     let mut rhs = [zero; MAX_MANIFOLD_POINTS];
     let mut diagonal = [zero; MAX_MANIFOLD_POINTS];
-    let mut speculative = [0u32; MAX_MANIFOLD_POINTS];
+    // Which points are speculative, as the factorisation key of every lane (biased pass).
+    let mut keys = ALL_TOUCHING;
     // v_n = n·(v_b − v_a) + ω_b·(r_b×n) − ω_a·(r_a×n), and ω·(r×n) = r·(n×ω): with the
     // arms r_a = anchor_a + s, r_b = anchor_b − s, the part the points share is
     // n·(v_b − v_a) − s·(n×ω_a + n×ω_b), and each point adds anchor_b·(n×ω_b) −
@@ -425,7 +426,9 @@ fn solve_normal(
             }
             Pass::Relax => (separated.select(closing, -vn), p.diagonal * regularised),
         };
-        speculative[j] = separated.to_bitmask();
+        if let Pass::Biased = pass {
+            keys |= lane_keys(separated.to_bitmask()) << (j + 1);
+        }
     }
     let delta = if c.count == 1 {
         // One point in every lane (spheres, a capsule's side): the LCP of one unknown,
@@ -436,7 +439,7 @@ fn solve_normal(
         delta[0] = (usable & d.is_finite()).select(d, zero);
         delta
     } else {
-        block_delta(c, cold, factors, &rhs, &diagonal, &speculative, pass)
+        block_delta(c, cold, factors, &rhs, &diagonal, keys)
     };
     // All the points' impulses at once: Σλ_i along n, and each body's turn Σλ_i·I⁻¹(r_i×n),
     // of which the shift's part is (Σλ_i)·I⁻¹(s×n).
@@ -458,16 +461,32 @@ fn solve_normal(
     v.angular_b += turn_b;
 }
 
+/// Bits per lane of a packed factorisation key ([`PassFactors::keys`]).
+const KEY_BITS: usize = MAX_MANIFOLD_POINTS + 1;
+const KEY_MASK: u32 = (1 << KEY_BITS) - 1;
+
+/// The key of four lanes with every point touching: 1 in each lane's field.
+pub(crate) const ALL_TOUCHING: u32 = lane_keys(0b1111);
+
+/// Bit l of `mask` (a lane mask) moved to the lowest bit of lane l's key field: the four
+/// bits times 0x1111 are four copies of them 4 bits apart, and copy l holds lane l's bit at
+/// 5l (no two copies overlap, so nothing carries).
+#[inline]
+const fn lane_keys(mask: u32) -> u32 {
+    const _: () = assert!(KEY_BITS == 5 && LANES == 4);
+    (mask & 0b1111).wrapping_mul(0x1111) & 0x8421
+}
+
 /// The normal block's Δ of lanes with up to four points, given the pass's right-hand sides,
-/// diagonal and which points are speculative (a bit per lane).
+/// diagonal and each lane's factorisation key (see [`PassFactors::keys`]: which points are
+/// speculative).
 fn block_delta(
     c: &mut ConstraintLanes,
     cold: &LaneBlocks,
     factors: &mut PassFactors,
     rhs: &[f32x4; MAX_MANIFOLD_POINTS],
     diagonal: &[f32x4; MAX_MANIFOLD_POINTS],
-    speculative: &[u32; MAX_MANIFOLD_POINTS],
-    pass: Pass,
+    keys: u32,
 ) -> [f32x4; MAX_MANIFOLD_POINTS] {
     let zero = f32x4::ZERO;
     // Each lane's block: its cached factorisation is refreshed when the pass's matrix
@@ -484,16 +503,11 @@ fn block_delta(
         let resting = lambda[j].simd_eq(zero) & rhs[j].simd_le(zero);
         apart &= resting | !exists[j];
     }
-    let keys: [u32; LANES] = match pass {
-        Pass::Biased => std::array::from_fn(|l| {
-            (0..MAX_MANIFOLD_POINTS).fold(1, |key, j| key | ((speculative[j] >> l) & 1) << (j + 1))
-        }),
-        Pass::Relax => [1; LANES],
-    };
     let working = (exists[0] & !apart).to_bitmask();
     if keys != factors.keys {
         for l in (0..LANES).filter(|l| working & (1 << l) != 0) {
-            if factors.keys[l] == keys[l] {
+            let lane = KEY_MASK << (KEY_BITS * l);
+            if factors.keys & lane == keys & lane {
                 continue;
             }
             let a: [[f32; MAX_MANIFOLD_POINTS]; MAX_MANIFOLD_POINTS] = std::array::from_fn(|i| {
@@ -504,7 +518,7 @@ fn block_delta(
             });
             let factor = Factor::whole(&a, cold.counts[l]);
             factors.factors.set_lane(l, factor.as_ref());
-            factors.keys[l] = keys[l];
+            factors.keys = (factors.keys & !lane) | (keys & lane);
             factors.valid.as_mut_array()[l] = valid_mask(factor.is_some());
         }
     }
@@ -895,6 +909,23 @@ mod tests {
             softness,
             warm_start: true,
         }
+    }
+
+    #[test]
+    fn packed_keys_put_each_lanes_bit_in_its_field() {
+        // Lane l's field (bits 5l..5l+5) gets bit l of the mask at its bottom, and nothing
+        // else: the per-lane definition, key_l = (mask >> l) & 1, for every mask.
+        for mask in 0..16u32 {
+            let packed = lane_keys(mask);
+            for l in 0..LANES {
+                assert_eq!(
+                    (packed >> (KEY_BITS * l)) & KEY_MASK,
+                    (mask >> l) & 1,
+                    "{mask:04b}"
+                );
+            }
+        }
+        assert_eq!(ALL_TOUCHING, 0b00001_00001_00001_00001);
     }
 
     #[test]

@@ -97,7 +97,10 @@ pub(crate) struct LaneBlocks {
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct PassFactors {
     pub factors: FactorLanes,
-    pub keys: [u32; LANES],
+    /// What each lane's factorisation is of, packed five bits per lane (lane l's at 5l):
+    /// bit 0 set, and bit j + 1 when point j is speculative in the biased pass (its diagonal
+    /// is then the relax pass's). 0 in a lane with no factorisation yet.
+    pub keys: u32,
     pub valid: f32x4,
 }
 
@@ -333,7 +336,7 @@ impl ConstraintLanes {
                 a[j][j] = diagonal(p, regularised);
             }
             (out.factors, out.valid) = FactorLanes::factor(&a, &self.exists);
-            out.keys = [1; LANES];
+            out.keys = super::contact_solve::ALL_TOUCHING;
         }
     }
 

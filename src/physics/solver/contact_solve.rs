@@ -257,12 +257,17 @@ impl ConstraintLanes {
 /// The separation of a point now, during the step (Box2D v3): the two material points are
 /// moved with their bodies (Δx and Δq),
 /// s = s₀ + n·((Δx_b + Δq_b·r_b) − (Δx_a + Δq_a·r_a) − (r_b − r_a)).
+/// With n·(Δq·r) = (Δq⁻¹·n)·r, that is s₀ + n·(Δx_b − Δx_a) + m_b·r_b − m_a·r_a, where
+/// m = Δq⁻¹·n − n: one rotation per body and lane group instead of two per point.
 #[derive(Clone, Copy, Debug)]
 struct Tracking {
     /// Δx_b − Δx_a.
     moved: Vec3x4,
-    rotation_a: Quatx4,
-    rotation_b: Quatx4,
+    /// n·(Δx_b − Δx_a).
+    shared: f32x4,
+    /// m_a and m_b.
+    turned_a: Vec3x4,
+    turned_b: Vec3x4,
 }
 
 impl Tracking {
@@ -270,18 +275,20 @@ impl Tracking {
     fn current<B: Bodies + ?Sized>(c: &ConstraintLanes, bodies: &B) -> Tracking {
         let a = c.body_a.map(|i| bodies.at(i));
         let b = c.body_b.map(|i| bodies.at(i));
+        let moved = relative_motion(c, bodies);
+        let normal = c.normal;
+        let turned = |q: Quatx4| q.inverse_rotate(normal) - normal;
         Tracking {
-            moved: relative_motion(c, bodies),
-            rotation_a: Quatx4::gather(a.map(|s| s.delta_rotation)),
-            rotation_b: Quatx4::gather(b.map(|s| s.delta_rotation)),
+            moved,
+            shared: normal.dot(moved),
+            turned_a: turned(Quatx4::gather(a.map(|s| s.delta_rotation))),
+            turned_b: turned(Quatx4::gather(b.map(|s| s.delta_rotation))),
         }
     }
 
     #[inline]
-    fn separation(&self, normal: Vec3x4, p: &super::lanes::PointLanes, start: f32x4) -> f32x4 {
-        let moved =
-            self.moved + self.rotation_b.rotate(p.anchor_b) - self.rotation_a.rotate(p.anchor_a);
-        start + normal.dot(moved - (p.anchor_b - p.anchor_a))
+    fn separation(&self, p: &super::lanes::PointLanes, start: f32x4) -> f32x4 {
+        start + self.shared + (self.turned_b.dot(p.anchor_b) - self.turned_a.dot(p.anchor_a))
     }
 }
 
@@ -345,9 +352,8 @@ pub(crate) fn solve_contact_lanes<B: Bodies + ?Sized>(
     let mut v = Velocities::load(bodies, c);
     if positions_moved {
         let tracking = Tracking::current(c, bodies);
-        let normal = c.normal;
         for (p, &start) in c.points[..c.count].iter_mut().zip(&cold.separation) {
-            p.separation_now = tracking.separation(normal, p, start);
+            p.separation_now = tracking.separation(p, start);
         }
         cold.shift = Shift::current(c, cold, tracking.moved);
     }

@@ -197,6 +197,17 @@ impl Quatx4 {
         }
     }
 
+    /// Rotates v per lane by the inverse rotation (the conjugate: q's vector part negated).
+    #[inline]
+    pub fn inverse_rotate(&self, v: Vec3x4) -> Vec3x4 {
+        let zero = Vec3x4::ZERO;
+        Quatx4 {
+            xyz: zero - self.xyz,
+            w: self.w,
+        }
+        .rotate(v)
+    }
+
     /// Rotates v per lane: v + w·t + q×t with t = 2(q×v). The identity returns v exactly
     /// (t = 0), so unturned bodies keep their arms bit for bit.
     #[inline]

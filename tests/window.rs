@@ -275,9 +275,14 @@ fn click(frame: u32, (x, y): (f32, f32)) -> [String; 3] {
     ]
 }
 
-/// Clicks a number field at `at_xy` (egui selects its text), types `text` and presses Enter.
+/// Clicks a number field at `at_xy`, selects all its text (Ctrl+A), types `text` and
+/// presses Enter. (A click alone puts the cursor where it lands: in a field showing a value
+/// like -2.3e-11 to full precision, "1e9" would go into the middle of its digits.)
 fn type_into(frame: u32, at_xy: (f32, f32), text: &str) -> Vec<String> {
     let mut events = click(frame, at_xy).to_vec();
+    events.push(at(frame + 3, "KeyDown(\"LeftControl\")"));
+    events.push(at(frame + 3, "Key(\"A\")"));
+    events.push(at(frame + 4, "KeyUp(\"LeftControl\")"));
     events.push(at(frame + 4, &format!("Text({text:?})")));
     events.push(at(frame + 5, "Key(\"Enter\")"));
     events

@@ -309,15 +309,29 @@ pub(crate) fn warm_start_lanes<B: Bodies + ?Sized>(
     let mut v = Velocities::load(bodies, c);
     let shift = shift_now(c, cold, bodies, positions_moved);
     let directions = c.directions();
-    let masses = (c.inv_mass_a, c.inv_mass_b);
+    // The points' normal impulses at once, as in `solve_normal`: Σλ_i along n, and each
+    // body's turn Σλ_i·I⁻¹(r_i×n) plus the shift's (Σλ_i)·I⁻¹(s×n).
+    let (mut total, mut turn_a, mut turn_b) = (f32x4::ZERO, Vec3x4::ZERO, Vec3x4::ZERO);
     for p in &c.points[..c.count] {
-        let turns = shift.normal_turns(p.turn_a, p.turn_b);
-        v.apply(&masses, directions[NORMAL], p.normal_impulse, turns);
+        total += p.normal_impulse;
+        turn_a += p.normal_impulse * p.turn_a;
+        turn_b += p.normal_impulse * p.turn_b;
     }
-    for (t, impulse) in c.friction_impulse.into_iter().enumerate() {
-        let turns = shift.tangent_turns(t, &c.centre_turns_a, &c.centre_turns_b);
-        v.apply(&masses, directions[TANGENTS[t]], impulse, turns);
-    }
+    turn_a += total * shift.turns_a[NORMAL];
+    turn_b -= total * shift.turns_b[NORMAL];
+    v.linear_a -= (c.inv_mass_a * total) * directions[NORMAL];
+    v.angular_a -= turn_a;
+    v.linear_b += (c.inv_mass_b * total) * directions[NORMAL];
+    v.angular_b += turn_b;
+    // Friction at the centre, both directions at once (as `solve_friction` applies it).
+    let [f0, f1] = c.friction_impulse;
+    let impulse = f0 * directions[TANGENTS[0]] + f1 * directions[TANGENTS[1]];
+    let (ta0, tb0) = shift.tangent_turns(0, &c.centre_turns_a, &c.centre_turns_b);
+    let (ta1, tb1) = shift.tangent_turns(1, &c.centre_turns_a, &c.centre_turns_b);
+    v.linear_a -= c.inv_mass_a * impulse;
+    v.angular_a -= f0 * ta0 + f1 * ta1;
+    v.linear_b += c.inv_mass_b * impulse;
+    v.angular_b += f0 * tb0 + f1 * tb1;
     v.angular_a -= c.twist_impulse * c.twist_turn_a;
     v.angular_b += c.twist_impulse * c.twist_turn_b;
     if c.any_rolling {

@@ -642,7 +642,9 @@ impl World {
             } else {
                 ctx.static_softness
             };
-            let mut input = ConstraintInput::new(
+            // Built in place in the array: assembled on the stack and pushed, its 248 bytes
+            // were copied by a `memcpy` call per contact.
+            scratch.constraints.push(ConstraintInput::new(
                 ia,
                 ib,
                 &[],
@@ -655,7 +657,10 @@ impl World {
                     softness,
                     warm_start,
                 },
-            );
+            ));
+            let Some(input) = scratch.constraints.last_mut() else {
+                continue;
+            };
             input.count = c.count.min(input.points.len());
             for (p, slot) in c.points[..c.count].iter_mut().zip(&mut input.points) {
                 let mid = p.point();
@@ -677,7 +682,6 @@ impl World {
                     tangent_impulse: p.tangent_impulse * scale,
                 };
             }
-            scratch.constraints.push(input);
             scratch.constraint_group.push(group as u32);
             // Height of the manifold's first point along −g (0 without gravity).
             let height = c.points[..c.count]

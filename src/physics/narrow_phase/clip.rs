@@ -40,45 +40,30 @@ pub fn clip_polygon(
     plane_id: u32,
     out: &mut Vec<ClipVertex>,
 ) {
-    out.clear();
-    let Some(&last) = input.last() else {
-        return;
-    };
-    let size = input
-        .iter()
-        .map(|v| v.point.abs().max_element())
-        .fold(offset.abs(), f32::max);
-    let tolerance = CLIP_PLANE_TOLERANCE * size;
-    let inside = |dist: f32| dist <= tolerance;
-    let mut prev = last;
-    let mut prev_dist = normal.dot(prev.point) - offset;
-    for &cur in input {
-        let cur_dist = normal.dot(cur.point) - offset;
-        if inside(prev_dist) != inside(cur_dist) {
-            // The edge crosses the plane (one end clearly outside): add the crossing point.
-            let t = prev_dist / (prev_dist - cur_dist);
-            out.push(ClipVertex {
-                point: prev.point + (cur.point - prev.point) * t.clamp(0.0, 1.0),
-                id: feature_id(&[prev.id, cur.id, plane_id]),
-            });
-        }
-        if inside(cur_dist) {
-            out.push(cur);
-        }
-        prev = cur;
-        prev_dist = cur_dist;
-    }
+    clip_by(input, |p| normal.dot(p) - offset, offset, plane_id, out);
 }
 
 /// [`clip_polygon`] for the plane `side · x[axis] <= offset` (`side` ±1): a box's side
 /// plane in its own frame. The same vertices, ids and bits as `clip_polygon` with the normal
-/// `side · e_axis` (whose dot product with a finite point is exactly `side · x[axis]`), for
-/// a fraction of its work: one coordinate per vertex instead of a dot product, each distance
-/// computed once, the output written into a fixed array.
+/// `side · e_axis` (whose dot product with a finite point is exactly `side · x[axis]`), with
+/// one coordinate per vertex instead of a dot product.
 pub fn clip_axis_polygon(
     input: &[ClipVertex],
     axis: usize,
     side: f32,
+    offset: f32,
+    plane_id: u32,
+    out: &mut Vec<ClipVertex>,
+) {
+    clip_by(input, |p| side * p[axis] - offset, offset, plane_id, out);
+}
+
+/// The clipping of [`clip_polygon`], with `distance` each point's signed distance to the
+/// plane (outside positive), computed once per vertex.
+#[inline(always)]
+fn clip_by(
+    input: &[ClipVertex],
+    distance: impl Fn(Vec3) -> f32,
     offset: f32,
     plane_id: u32,
     out: &mut Vec<ClipVertex>,
@@ -96,14 +81,14 @@ pub fn clip_axis_polygon(
         max(size, max(max(a.x, a.y), a.z))
     });
     let tolerance = CLIP_PLANE_TOLERANCE * size;
-    let distance = |v: &ClipVertex| side * v.point[axis] - offset;
     let mut prev = last;
-    let mut prev_dist = distance(&prev);
+    let mut prev_dist = distance(prev.point);
     let mut prev_inside = prev_dist <= tolerance;
     for &cur in input {
-        let cur_dist = distance(&cur);
+        let cur_dist = distance(cur.point);
         let cur_inside = cur_dist <= tolerance;
         if prev_inside != cur_inside {
+            // The edge crosses the plane (one end clearly outside): add the crossing point.
             let t = prev_dist / (prev_dist - cur_dist);
             out.push(ClipVertex {
                 point: prev.point + (cur.point - prev.point) * t.clamp(0.0, 1.0),

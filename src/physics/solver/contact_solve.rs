@@ -323,15 +323,7 @@ pub(crate) fn warm_start_lanes<B: Bodies + ?Sized>(
     v.angular_a -= turn_a;
     v.linear_b += (c.inv_mass_b * total) * directions[NORMAL];
     v.angular_b += turn_b;
-    // Friction at the centre, both directions at once (as `solve_friction` applies it).
-    let [f0, f1] = c.friction_impulse;
-    let impulse = f0 * directions[TANGENTS[0]] + f1 * directions[TANGENTS[1]];
-    let (ta0, tb0) = shift.tangent_turns(0, &c.centre_turns_a, &c.centre_turns_b);
-    let (ta1, tb1) = shift.tangent_turns(1, &c.centre_turns_a, &c.centre_turns_b);
-    v.linear_a -= c.inv_mass_a * impulse;
-    v.angular_a -= f0 * ta0 + f1 * ta1;
-    v.linear_b += c.inv_mass_b * impulse;
-    v.angular_b += f0 * tb0 + f1 * tb1;
+    apply_friction(c, shift, &mut v, c.friction_impulse);
     v.angular_a -= c.twist_impulse * c.twist_turn_a;
     v.angular_b += c.twist_impulse * c.twist_turn_b;
     if c.any_rolling {
@@ -590,14 +582,7 @@ fn solve_friction(c: &mut ConstraintLanes, shift: &Shift, v: &mut Velocities) {
         new = [new[0] * scale, new[1] * scale];
     }
     c.friction_impulse = new;
-    let (d0, d1) = (new[0] - old[0], new[1] - old[1]);
-    let impulse = d0 * tangents[0] + d1 * tangents[1];
-    let (ta0, tb0) = shift.tangent_turns(0, &c.centre_turns_a, &c.centre_turns_b);
-    let (ta1, tb1) = shift.tangent_turns(1, &c.centre_turns_a, &c.centre_turns_b);
-    v.linear_a -= c.inv_mass_a * impulse;
-    v.angular_a -= d0 * ta0 + d1 * ta1;
-    v.linear_b += c.inv_mass_b * impulse;
-    v.angular_b += d0 * tb0 + d1 * tb1;
+    apply_friction(c, shift, v, [new[0] - old[0], new[1] - old[1]]);
     // Twist (none where every lane's manifold is a single point, like two spheres': no
     // lever, no twist).
     let limit = c.friction * twist_limit;
@@ -611,6 +596,18 @@ fn solve_friction(c: &mut ConstraintLanes, shift: &Shift, v: &mut Velocities) {
     let d = new - old;
     v.angular_a -= d * c.twist_turn_a;
     v.angular_b += d * c.twist_turn_b;
+}
+
+/// Applies friction impulses `[d0, d1]` along the two tangents at the manifold's centre.
+#[inline(always)]
+fn apply_friction(c: &ConstraintLanes, shift: &Shift, v: &mut Velocities, [d0, d1]: [f32x4; 2]) {
+    let impulse = d0 * c.tangents[0] + d1 * c.tangents[1];
+    let (ta0, tb0) = shift.tangent_turns(0, &c.centre_turns_a, &c.centre_turns_b);
+    let (ta1, tb1) = shift.tangent_turns(1, &c.centre_turns_a, &c.centre_turns_b);
+    v.linear_a -= c.inv_mass_a * impulse;
+    v.angular_a -= d0 * ta0 + d1 * ta1;
+    v.linear_b += c.inv_mass_b * impulse;
+    v.angular_b += d0 * tb0 + d1 * tb1;
 }
 
 /// Runs `f` on every lane with rolling resistance: its rolling data, its total normal

@@ -569,7 +569,9 @@ impl World {
                     linear_free,
                     angular_free,
                     locked: !locks.is_none(),
-                };
+                    gyroscopic: false,
+                }
+                .with_gyroscopic();
                 if body.ccd {
                     scratch
                         .ccd_bodies

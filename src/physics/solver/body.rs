@@ -117,6 +117,10 @@ pub(crate) struct SolverForces {
     pub linear_free: Vec3,
     pub angular_free: Vec3,
     pub locked: bool,
+    /// Its rotation takes the gyroscopic update (`integrate.rs`): dynamic, no rotation axis
+    /// locked, and an inertia that is not a multiple of the identity. Decided once per step
+    /// ([`SolverForces::with_gyroscopic`]) instead of in every sub-step's drift.
+    pub gyroscopic: bool,
 }
 
 impl SolverForces {
@@ -134,7 +138,19 @@ impl SolverForces {
         linear_free: Vec3::ONE,
         angular_free: Vec3::ONE,
         locked: false,
+        gyroscopic: false,
     };
+
+    /// These forces with [`SolverForces::gyroscopic`] decided from the other fields.
+    pub fn with_gyroscopic(self) -> SolverForces {
+        let rotation_locked = self.locked && self.angular_free != Vec3::ONE;
+        SolverForces {
+            gyroscopic: self.is_dynamic
+                && !rotation_locked
+                && !super::integrate::isotropic(&self.local_inertia),
+            ..self
+        }
+    }
 }
 
 /// Caps every dynamic body's speeds at the step's documented limits, and takes out the
@@ -166,14 +182,23 @@ pub(crate) fn clamp_speed(
         return;
     }
     let (v, w) = (body.linear_velocity, body.angular_velocity);
-    if !(v.length_squared().is_finite() && w.length_squared().is_finite()) {
+    let (v2, w2) = (v.length_squared(), w.length_squared());
+    if !(v2.is_finite() && w2.is_finite()) {
         body.linear_velocity = Vec3::ZERO;
         body.angular_velocity = Vec3::ZERO;
         *fault = true;
         return;
     }
-    body.linear_velocity = clamp_length(v, f.max_linear_speed);
-    body.angular_velocity = clamp_length(w, max_angular_speed);
+    // `clamp_length` with the squared lengths already taken (both finite here).
+    let clamp = |v: Vec3, len2: f32, max: f32| {
+        if len2 > max * max {
+            v * (max / len2.sqrt())
+        } else {
+            v
+        }
+    };
+    body.linear_velocity = clamp(v, v2, f.max_linear_speed);
+    body.angular_velocity = clamp(w, w2, max_angular_speed);
     if f.locked {
         // Locked axes: what the pass put there is taken out (rotation locks are already
         // out of the inverse inertia; this catches the linear impulses).

@@ -73,7 +73,7 @@ fn rotate(q: Quat, w: Vec3, h: f32) -> Quat {
 
 /// True when an inertia tensor is a multiple of the identity (spheres, cubes): free
 /// rotation then never changes ω.
-fn isotropic(inertia: &Mat3) -> bool {
+pub(super) fn isotropic(inertia: &Mat3) -> bool {
     let d = inertia.x_axis.x;
     let tol = 1.0e-6 * d.abs();
     (inertia.y_axis.y - d).abs() <= tol
@@ -111,13 +111,9 @@ fn integrate_position(body: &mut SolverBody, f: &SolverForces, h: f32) {
     let w = body.angular_velocity;
     let q0 = body.delta_rotation;
     // Slow spins (resting bodies) gain nothing measurable from the gyroscopic update; a
-    // body with a locked rotation axis turns about the free ones only, as told.
-    let rotation_locked = f.locked && f.angular_free != Vec3::ONE;
-    if !f.is_dynamic
-        || rotation_locked
-        || w.length_squared() < 1.0e-4
-        || isotropic(&f.local_inertia)
-    {
+    // body with a locked rotation axis turns about the free ones only, as told
+    // (`SolverForces::gyroscopic`).
+    if !f.gyroscopic || w.length_squared() < 1.0e-4 {
         body.delta_rotation = rotate(q0, w, h);
         return;
     }

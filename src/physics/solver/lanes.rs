@@ -243,12 +243,23 @@ impl ConstraintLanes {
                 }
             })
         };
+        // Each point slot's anchors, depth and normal impulse in lanes, gathered once for
+        // the centre and the rows.
+        let mut anchors = [(Vec3x4::ZERO, Vec3x4::ZERO); MAX_MANIFOLD_POINTS];
+        let mut depths = [[0.0; LANES]; MAX_MANIFOLD_POINTS];
+        let mut impulses = [[0.0; LANES]; MAX_MANIFOLD_POINTS];
         let (mut sum_a, mut sum_b, mut friction_impulse) =
             (Vec3x4::ZERO, Vec3x4::ZERO, Vec3x4::ZERO);
-        for j in 0..self.count {
+        for (j, anchors) in anchors.iter_mut().enumerate().take(self.count) {
             let points = point_input(j);
-            sum_a += Vec3x4::gather(points.map(|p| p.anchor_a));
-            sum_b += Vec3x4::gather(points.map(|p| p.anchor_b));
+            *anchors = (
+                Vec3x4::gather(points.map(|p| p.anchor_a)),
+                Vec3x4::gather(points.map(|p| p.anchor_b)),
+            );
+            depths[j] = points.map(|p| p.depth);
+            impulses[j] = points.map(|p| p.normal_impulse);
+            sum_a += anchors.0;
+            sum_b += anchors.1;
             friction_impulse += Vec3x4::gather(points.map(|p| p.tangent_impulse));
         }
         let inv_count = f32x4::new(counts.map(|n| if n > 0 { 1.0 / n as f32 } else { 0.0 }));
@@ -282,9 +293,7 @@ impl ConstraintLanes {
             // Point slot j exists in lane l when that lane's manifold has more than j points;
             // elsewhere its arms are zero and every value is masked to zero.
             let exists = self.exists[j];
-            let points = point_input(j);
-            let ra = Vec3x4::gather(points.map(|p| p.anchor_a));
-            let rb = Vec3x4::gather(points.map(|p| p.anchor_b));
+            let (ra, rb) = anchors[j];
             let (row_a, row_b) = (ra.cross(self.normal), rb.cross(self.normal));
             let turn_a = cold.inv_inertia_a.mul_vec3(row_a);
             let turn_b = cold.inv_inertia_b.mul_vec3(row_b);
@@ -295,7 +304,7 @@ impl ConstraintLanes {
             let q = &mut self.points[j];
             q.anchor_a = ra;
             q.anchor_b = rb;
-            cold.separation[j] = exists.select(-f32x4::new(points.map(|p| p.depth)), zero);
+            cold.separation[j] = exists.select(-f32x4::new(depths[j]), zero);
             q.separation_now = cold.separation[j];
             q.turn_a = turn_a;
             q.turn_b = turn_b;
@@ -303,7 +312,7 @@ impl ConstraintLanes {
             q.diagonal = exists.select(k, zero);
             q.compliance = exists.select(k * compliance_scale, zero);
             q.normal_impulse =
-                exists.select(warm * f32x4::new(points.map(|p| p.normal_impulse)), zero);
+                exists.select(warm * f32x4::new(impulses[j]), zero);
             q.max_normal_impulse = zero;
             q.relative_velocity = exists.select(dv.dot(self.normal), zero);
             *rows = (row_a, row_b);

@@ -311,8 +311,7 @@ impl ConstraintLanes {
             q.lever = exists.select(across.dot(across).sqrt(), zero);
             q.diagonal = exists.select(k, zero);
             q.compliance = exists.select(k * compliance_scale, zero);
-            q.normal_impulse =
-                exists.select(warm * f32x4::new(impulses[j]), zero);
+            q.normal_impulse = exists.select(warm * f32x4::new(impulses[j]), zero);
             q.max_normal_impulse = zero;
             q.relative_velocity = exists.select(dv.dot(self.normal), zero);
             *rows = (row_a, row_b);

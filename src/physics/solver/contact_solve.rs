@@ -83,7 +83,7 @@ impl Velocities {
     /// leave them as it found them: with the hostile numbers of `tests/loader_fuzz.rs` it
     /// changed the stand-in's (a non-finite impulse times a zero inverse mass is NaN), and
     /// the stand-in would pass that to everything resting on the ground.)
-    #[inline]
+    #[inline(always)]
     fn store<B: Bodies + ?Sized>(&self, bodies: &mut B, c: &ConstraintLanes) {
         let a = scatter_velocities(self.linear_a, self.angular_a);
         let b = scatter_velocities(self.linear_b, self.angular_b);
@@ -149,7 +149,7 @@ fn scatter_velocities(linear: Vec3x4, angular: Vec3x4) -> ([f32x4; LANES], [f32x
 /// the same way ([`scatter_velocities`]): taking each lane's two vectors out number by number
 /// instead cost 1.1 % of pyramid20's instructions more.
 #[inline]
-fn gather_velocities(bodies: [&SolverBody; LANES]) -> (Vec3x4, Vec3x4) {
+pub(super) fn gather_velocities(bodies: [&SolverBody; LANES]) -> (Vec3x4, Vec3x4) {
     let rows = bodies.map(SolverBody::velocity_rows);
     let [vx, vy, vz, wx] = f32x4::transpose(rows.map(|r| r.0));
     let [wy, wz, _, _] = f32x4::transpose(rows.map(|r| r.1));

@@ -16,7 +16,7 @@
 use super::block::FactorLanes;
 use super::body::SolverBody;
 use super::constraint::{invert_or_zero, ConstraintInput, PointInput};
-use super::contact_solve::Shift;
+use super::contact_solve::{gather_velocities, Shift};
 use super::simd::{f32x4, Mat3x4, Vec3x4, LANES};
 use crate::physics::constants::RELAX_REGULARIZATION;
 use crate::physics::math::{orthonormal_basis, Mat3, Vec3};
@@ -179,7 +179,6 @@ impl ConstraintLanes {
         let mut warm = [0.0; LANES];
         let mut twist = [0.0; LANES];
         let mut counts = [0usize; LANES];
-        let mut velocities = [[Vec3::ZERO; 4]; LANES];
         for (l, &index) in indices.iter().enumerate() {
             let c = &inputs[index as usize];
             let (a, b) = (&bodies[c.body_a as usize], &bodies[c.body_b as usize]);
@@ -219,19 +218,16 @@ impl ConstraintLanes {
             warm[l] = scale;
             twist[l] = scale * shared.twist_impulse;
             counts[l] = c.count;
-            velocities[l] = [
-                a.linear_velocity,
-                a.angular_velocity,
-                b.linear_velocity,
-                b.angular_velocity,
-            ];
         }
         self.exists = std::array::from_fn(|j| f32x4::new(counts.map(|n| valid_mask(j < n))));
         let linear = f32x4::new(linear);
         let compliance_scale = f32x4::new(compliance_scale);
         let warm = f32x4::new(warm);
-        let [linear_a, angular_a, linear_b, angular_b] =
-            std::array::from_fn(|k| Vec3x4::gather(velocities.map(|v| v[k])));
+        // Empty lanes name the static stand-in (index 0), which does not move.
+        let (linear_a, angular_a) =
+            gather_velocities(self.body_a.map(|i| &bodies[i as usize]));
+        let (linear_b, angular_b) =
+            gather_velocities(self.body_b.map(|i| &bodies[i as usize]));
         let directions = [self.normal, self.tangents[0], self.tangents[1]];
         // The manifold's centre: the mean of its points' anchors.
         let point_input = |j: usize| -> [PointInput; LANES] {

@@ -224,10 +224,8 @@ impl ConstraintLanes {
         let compliance_scale = f32x4::new(compliance_scale);
         let warm = f32x4::new(warm);
         // Empty lanes name the static stand-in (index 0), which does not move.
-        let (linear_a, angular_a) =
-            gather_velocities(self.body_a.map(|i| &bodies[i as usize]));
-        let (linear_b, angular_b) =
-            gather_velocities(self.body_b.map(|i| &bodies[i as usize]));
+        let (linear_a, angular_a) = gather_velocities(self.body_a.map(|i| &bodies[i as usize]));
+        let (linear_b, angular_b) = gather_velocities(self.body_b.map(|i| &bodies[i as usize]));
         let directions = [self.normal, self.tangents[0], self.tangents[1]];
         // The manifold's centre: the mean of its points' anchors.
         let point_input = |j: usize| -> [PointInput; LANES] {

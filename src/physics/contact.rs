@@ -15,7 +15,7 @@ use super::collider::MixedMaterial;
 use super::constants::CONTACT_MATCH_DISTANCE;
 use super::constants::{MANIFOLD_REUSE_DISTANCE, MANIFOLD_REUSE_FRACTION};
 use super::handle::Arena;
-use super::math::{Isometry, Mat3, Vec3};
+use super::math::{Isometry, Vec3};
 use super::narrow_phase::{Manifold, ManifoldPoint, MAX_MANIFOLD_POINTS};
 use super::prefetch::prefetch;
 use super::shape::ShapeKind;
@@ -204,19 +204,13 @@ impl ManifoldCache {
     /// points moved with their bodies, each depth measured again, points farther apart than
     /// `margin` left out.
     pub(crate) fn manifold(&self, pose_a: &Isometry, pose_b: &Isometry, margin: f32) -> Manifold {
-        // Up to nine vectors turned by two rotations: as matrices (15 operations a vector,
-        // once 30 to form each) rather than quaternions (about 35 a vector).
-        let (turn_a, turn_b) = (
-            Mat3::from_quat(pose_a.rotation),
-            Mat3::from_quat(pose_b.rotation),
-        );
         let mut out = Manifold {
-            normal: turn_a * self.normal,
+            normal: pose_a.transform_vector(self.normal),
             ..Manifold::default()
         };
         for &(local_a, local_b, id) in &self.points[..self.count] {
-            let point_a = turn_a * local_a + pose_a.translation;
-            let point_b = turn_b * local_b + pose_b.translation;
+            let point_a = pose_a.transform_point(local_a);
+            let point_b = pose_b.transform_point(local_b);
             let depth = (point_a - point_b).dot(out.normal);
             if depth >= -margin {
                 out.push(ManifoldPoint {

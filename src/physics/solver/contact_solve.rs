@@ -308,7 +308,6 @@ pub(crate) fn warm_start_lanes<B: Bodies + ?Sized>(
 ) {
     let mut v = Velocities::load(bodies, c);
     let shift = shift_now(c, cold, bodies, positions_moved);
-    let directions = c.directions();
     // The points' normal impulses at once, as in `solve_normal`: Σλ_i along n, and each
     // body's turn Σλ_i·I⁻¹(r_i×n) plus the shift's (Σλ_i)·I⁻¹(s×n).
     let (mut total, mut turn_a, mut turn_b) = (f32x4::ZERO, Vec3x4::ZERO, Vec3x4::ZERO);
@@ -317,12 +316,7 @@ pub(crate) fn warm_start_lanes<B: Bodies + ?Sized>(
         turn_a += p.normal_impulse * p.turn_a;
         turn_b += p.normal_impulse * p.turn_b;
     }
-    turn_a += total * shift.turns_a[NORMAL];
-    turn_b -= total * shift.turns_b[NORMAL];
-    v.linear_a -= (c.inv_mass_a * total) * directions[NORMAL];
-    v.angular_a -= turn_a;
-    v.linear_b += (c.inv_mass_b * total) * directions[NORMAL];
-    v.angular_b += turn_b;
+    apply_normal(c, shift, &mut v, total, (turn_a, turn_b));
     apply_friction(c, shift, &mut v, c.friction_impulse);
     v.angular_a -= c.twist_impulse * c.twist_turn_a;
     v.angular_b += c.twist_impulse * c.twist_turn_b;
@@ -465,12 +459,23 @@ fn solve_normal(
         turn_a += applied * p.turn_a;
         turn_b += applied * p.turn_b;
     }
-    turn_a += total_applied * shift.turns_a[NORMAL];
-    turn_b -= total_applied * shift.turns_b[NORMAL];
-    v.linear_a -= (c.inv_mass_a * total_applied) * normal;
-    v.angular_a -= turn_a;
-    v.linear_b += (c.inv_mass_b * total_applied) * normal;
-    v.angular_b += turn_b;
+    apply_normal(c, shift, v, total_applied, (turn_a, turn_b));
+}
+
+/// Applies normal impulses whose sum is `total` and whose anchors' turns sum to `turns`
+/// (Σλ_i·I⁻¹(r_i×n) for each body): the shift adds (Σλ_i)·I⁻¹(s×n).
+#[inline(always)]
+fn apply_normal(
+    c: &ConstraintLanes,
+    shift: &Shift,
+    v: &mut Velocities,
+    total: f32x4,
+    (turn_a, turn_b): (Vec3x4, Vec3x4),
+) {
+    v.linear_a -= (c.inv_mass_a * total) * c.normal;
+    v.angular_a -= turn_a + total * shift.turns_a[NORMAL];
+    v.linear_b += (c.inv_mass_b * total) * c.normal;
+    v.angular_b += turn_b - total * shift.turns_b[NORMAL];
 }
 
 /// Bits per lane of a packed factorisation key ([`PassFactors::keys`]).

@@ -121,6 +121,7 @@ impl FactorLanes {
 /// finite and no impulse driven negative), and writes those lanes' Δ into `delta`; the
 /// others need [`sweep_lanes`]. `candidate` masks the lanes with a valid factorisation in
 /// `factors`, `exists[j]` the lanes whose manifold has a point j.
+#[inline(always)]
 pub(crate) fn solve_lanes(
     factors: &FactorLanes,
     r: &[f32x4; N],
@@ -150,6 +151,7 @@ pub(crate) const FALLBACK_SWEEPS: usize = 2;
 /// point by point, w_i = (A·Δ)_i − r_i and Δ_i ← max(λ_i + Δ_i − w_i/A_ii, 0) − λ_i. A point
 /// with A_ii not positive, or whose update is not finite, keeps its Δ. Writes those lanes'
 /// Δ into `delta`.
+#[inline(always)]
 pub(crate) fn sweep_lanes(
     k: &[[f32x4; N]; N],
     diagonal: &[f32x4; N],

@@ -4,10 +4,10 @@
 //! They run over [`ConstraintLanes`]: four constraints of one colour at a time, one per
 //! SIMD lane (see `lanes.rs`). Each group reads its bodies' velocities, solves, and writes
 //! back only the bodies contacts can move (finite mass); the static stand-in and kinematic
-//! bodies are never written. A point's normal turns I⁻¹(r×n), and the manifold centre's
-//! tangent turns I⁻¹(r×t), were computed once per step at their anchors; the rows r×d are
-//! formed from the current arms, so a velocity along a direction is a few lane-wise
-//! products and an impulse three scaled additions per body.
+//! bodies are never written. The rows r×d are formed from the current arms, so a velocity
+//! along a direction is a few lane-wise products; an impulse turns each body by
+//! I⁻¹(m × d), with m the moment arm of all the points' impulses together (Σλ_i·r_i), one
+//! product with the lanes' inverse inertias per body and application.
 
 use super::block::{solve_lanes, sweep_lanes, Factor};
 use super::body::SolverBody;
@@ -27,10 +27,6 @@ pub(crate) enum Pass {
     /// After the positions moved: the rigid normal block, then friction.
     Relax,
 }
-
-/// Direction indices into a point's turns: the normal, then the two tangents.
-const NORMAL: usize = 0;
-const TANGENTS: [usize; 2] = [1, 2];
 
 /// Where a pass reads and writes the solver bodies: the array itself, or (with the
 /// `parallel` feature) a shared view of it whose writers never touch the same body
@@ -167,7 +163,7 @@ pub(super) fn gather_velocities(bodies: [&SolverBody; LANES]) -> (Vec3x4, Vec3x4
     )
 }
 
-/// How the impulse arms move during the step.
+/// How the impulse arms move during the step: `c.shift`, the s below.
 ///
 /// They follow each body's translation but not its rotation, because the contact point of
 /// a rolling or turning body stays where the bodies touch, not on the material point
@@ -177,81 +173,25 @@ pub(super) fn gather_velocities(bodies: [&SolverBody; LANES]) -> (Vec3x4, Vec3x4
 /// s = ½(Δx_b − Δx_a), r_a = anchor_a + s and r_b = anchor_b − s. Against static or
 /// kinematic bodies the dynamic body's own arm is used as it is (s = 0).
 ///
-/// The turns I⁻¹(r×d) are linear in the arm, so the shift's part, I⁻¹(s×d), is one
-/// correction per constraint and pass, added to the anchors' turns computed at the step
-/// start: A's turns gain it, B's lose it.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Shift {
-    s: Vec3x4,
-    turns_a: [Vec3x4; 3],
-    turns_b: [Vec3x4; 3],
-}
-
-impl Shift {
-    /// The shift of lanes whose bodies moved apart by `moved` (Δx_b − Δx_a).
-    #[inline]
-    fn current(c: &ConstraintLanes, cold: &LaneBlocks, moved: Vec3x4) -> Shift {
-        let half = f32x4::splat(0.5) * moved;
-        let s = Vec3x4::select(c.shared_point, half, Vec3x4::ZERO);
-        if s == Vec3x4::ZERO {
-            // Always so at the first sub-step, and when no lane has two dynamic bodies.
-            return Shift::default();
-        }
-        let rows = c.directions().map(|d| s.cross(d));
-        Shift {
-            s,
-            turns_a: rows.map(|r| cold.inv_inertia_a.mul_vec3(r)),
-            turns_b: rows.map(|r| cold.inv_inertia_b.mul_vec3(r)),
-        }
-    }
-
-    /// The arms (r_a, r_b) of a point now.
-    #[inline]
-    fn arms(&self, anchor_a: Vec3x4, anchor_b: Vec3x4) -> (Vec3x4, Vec3x4) {
-        (anchor_a + self.s, anchor_b - self.s)
-    }
-
-    /// The turns per unit impulse along the normal of a point whose anchors' turns are these.
-    #[inline]
-    fn normal_turns(&self, turn_a: Vec3x4, turn_b: Vec3x4) -> (Vec3x4, Vec3x4) {
-        (turn_a + self.turns_a[NORMAL], turn_b - self.turns_b[NORMAL])
-    }
-
-    /// The turns per unit impulse along tangent `t` (0 or 1) of a point whose anchors'
-    /// turns along the two tangents are these.
-    #[inline]
-    fn tangent_turns(
-        &self,
-        t: usize,
-        turns_a: &[Vec3x4; 2],
-        turns_b: &[Vec3x4; 2],
-    ) -> (Vec3x4, Vec3x4) {
-        let k = TANGENTS[t];
-        (turns_a[t] + self.turns_a[k], turns_b[t] - self.turns_b[k])
-    }
-}
-
-/// The arms' shift now: measured again when the bodies moved since the last pass (and kept
-/// in `cold`), else the one kept (zero at the step start, when nothing has moved).
+/// Measured again when the bodies moved since the last pass (`positions_moved`), else the
+/// one kept stays (zero at the step start, when nothing has moved).
 #[inline]
-fn shift_now<'a, B: Bodies + ?Sized>(
-    c: &ConstraintLanes,
-    cold: &'a mut LaneBlocks,
-    bodies: &B,
-    positions_moved: bool,
-) -> &'a Shift {
+fn shift_now<B: Bodies + ?Sized>(c: &mut ConstraintLanes, bodies: &B, positions_moved: bool) {
     if positions_moved {
-        cold.shift = Shift::current(c, cold, relative_motion(c, bodies));
+        c.shift = arm_shift(c, relative_motion(c, bodies));
     }
-    &cold.shift
 }
 
-impl ConstraintLanes {
-    /// The normal and the two tangents.
-    #[inline]
-    fn directions(&self) -> [Vec3x4; 3] {
-        [self.normal, self.tangents[0], self.tangents[1]]
-    }
+/// The shift s of lanes whose bodies moved apart by `moved` (Δx_b − Δx_a).
+#[inline]
+fn arm_shift(c: &ConstraintLanes, moved: Vec3x4) -> Vec3x4 {
+    Vec3x4::select(c.shared_point, f32x4::splat(0.5) * moved, Vec3x4::ZERO)
+}
+
+/// The arms (r_a, r_b) now of anchors `anchor_a` and `anchor_b`.
+#[inline]
+fn arms(c: &ConstraintLanes, anchor_a: Vec3x4, anchor_b: Vec3x4) -> (Vec3x4, Vec3x4) {
+    (anchor_a + c.shift, anchor_b - c.shift)
 }
 
 /// The separation of a point now, during the step (Box2D v3): the two material points are
@@ -307,17 +247,16 @@ pub(crate) fn warm_start_lanes<B: Bodies + ?Sized>(
     positions_moved: bool,
 ) {
     let mut v = Velocities::load(bodies, c);
-    let shift = shift_now(c, cold, bodies, positions_moved);
-    // The points' normal impulses at once, as in `solve_normal`: Σλ_i along n, and each
-    // body's turn Σλ_i·I⁻¹(r_i×n) plus the shift's (Σλ_i)·I⁻¹(s×n).
-    let (mut total, mut turn_a, mut turn_b) = (f32x4::ZERO, Vec3x4::ZERO, Vec3x4::ZERO);
+    shift_now(c, bodies, positions_moved);
+    // The points' normal impulses at once, as in `solve_normal`.
+    let (mut total, mut moment_a, mut moment_b) = (f32x4::ZERO, Vec3x4::ZERO, Vec3x4::ZERO);
     for p in &c.points[..c.count] {
         total += p.normal_impulse;
-        turn_a += p.normal_impulse * p.turn_a;
-        turn_b += p.normal_impulse * p.turn_b;
+        moment_a += p.normal_impulse * p.anchor_a;
+        moment_b += p.normal_impulse * p.anchor_b;
     }
-    apply_normal(c, shift, &mut v, total, (turn_a, turn_b));
-    apply_friction(c, shift, &mut v, c.friction_impulse);
+    apply_normal(c, &mut v, total, (moment_a, moment_b));
+    apply_friction(c, &mut v, c.friction_impulse);
     v.angular_a -= c.twist_impulse * c.twist_turn_a;
     v.angular_b += c.twist_impulse * c.twist_turn_b;
     if c.any_rolling {
@@ -355,17 +294,16 @@ pub(crate) fn solve_contact_lanes<B: Bodies + ?Sized>(
         for (p, &start) in c.points[..c.count].iter_mut().zip(&cold.separation) {
             p.separation_now = tracking.separation(p, start);
         }
-        cold.shift = Shift::current(c, cold, tracking.moved);
+        c.shift = arm_shift(c, tracking.moved);
     }
-    let shift = &cold.shift;
     match pass {
         Pass::Biased => {
-            solve_friction(c, shift, &mut v);
-            solve_normal(c, cold, factors, shift, &mut v, ctx, pass);
+            solve_friction(c, &mut v);
+            solve_normal(c, cold, factors, &mut v, ctx, pass);
         }
         Pass::Relax => {
-            solve_normal(c, cold, factors, shift, &mut v, ctx, pass);
-            solve_friction(c, shift, &mut v);
+            solve_normal(c, cold, factors, &mut v, ctx, pass);
+            solve_friction(c, &mut v);
         }
     }
     if c.any_rolling {
@@ -388,7 +326,6 @@ fn solve_normal(
     c: &mut ConstraintLanes,
     cold: &LaneBlocks,
     factors: &mut PassFactors,
-    shift: &Shift,
     v: &mut Velocities,
     ctx: &StepContext,
     pass: Pass,
@@ -407,7 +344,7 @@ fn solve_normal(
     // n·(v_b − v_a) − s·(n×ω_a + n×ω_b), and each point adds anchor_b·(n×ω_b) −
     // anchor_a·(n×ω_a).
     let (spin_a, spin_b) = (normal.cross(v.angular_a), normal.cross(v.angular_b));
-    let shared = normal.dot(v.linear_b - v.linear_a) - shift.s.dot(spin_a + spin_b);
+    let shared = normal.dot(v.linear_b - v.linear_a) - c.shift.dot(spin_a + spin_b);
     for (j, p) in c.points[..c.count].iter_mut().enumerate() {
         let vn = shared + p.anchor_b.dot(spin_b) - p.anchor_a.dot(spin_a);
         let separation = p.separation_now;
@@ -447,35 +384,32 @@ fn solve_normal(
     } else {
         block_delta(c, cold, factors, &rhs, &diagonal, keys)
     };
-    // All the points' impulses at once: Σλ_i along n, and each body's turn Σλ_i·I⁻¹(r_i×n),
-    // of which the shift's part is (Σλ_i)·I⁻¹(s×n).
-    let (mut total_applied, mut turn_a, mut turn_b) = (zero, Vec3x4::ZERO, Vec3x4::ZERO);
+    // All the points' impulses at once (`apply_normal`).
+    let (mut total_applied, mut moment_a, mut moment_b) = (zero, Vec3x4::ZERO, Vec3x4::ZERO);
     for (p, &delta) in c.points[..c.count].iter_mut().zip(&delta) {
         let total = (p.normal_impulse + delta).max(zero);
         let applied = total - p.normal_impulse;
         p.normal_impulse = total;
         p.max_normal_impulse = p.max_normal_impulse.max(applied);
         total_applied += applied;
-        turn_a += applied * p.turn_a;
-        turn_b += applied * p.turn_b;
+        moment_a += applied * p.anchor_a;
+        moment_b += applied * p.anchor_b;
     }
-    apply_normal(c, shift, v, total_applied, (turn_a, turn_b));
+    apply_normal(c, v, total_applied, (moment_a, moment_b));
 }
 
-/// Applies normal impulses whose sum is `total` and whose anchors' turns sum to `turns`
-/// (Σλ_i·I⁻¹(r_i×n) for each body): the shift adds (Σλ_i)·I⁻¹(s×n).
+/// Applies normal impulses λ_i whose sum is `total` at anchors whose moments are
+/// `moments` (Σλ_i·anchor_i, for each body). The arms are anchor + s for A and anchor − s
+/// for B, so A turns by I_a⁻¹((Σλ_i·anchor_a,i + (Σλ_i)·s) × n), and B likewise with −s:
+/// one product with each body's inverse inertia, however many points.
 #[inline(always)]
-fn apply_normal(
-    c: &ConstraintLanes,
-    shift: &Shift,
-    v: &mut Velocities,
-    total: f32x4,
-    (turn_a, turn_b): (Vec3x4, Vec3x4),
-) {
+fn apply_normal(c: &ConstraintLanes, v: &mut Velocities, total: f32x4, moments: (Vec3x4, Vec3x4)) {
+    let shifted = total * c.shift;
+    let (moment_a, moment_b) = (moments.0 + shifted, moments.1 - shifted);
     v.linear_a -= (c.inv_mass_a * total) * c.normal;
-    v.angular_a -= turn_a + total * shift.turns_a[NORMAL];
+    v.angular_a -= c.inv_inertia_a.mul_vec3(moment_a.cross(c.normal));
     v.linear_b += (c.inv_mass_b * total) * c.normal;
-    v.angular_b += turn_b - total * shift.turns_b[NORMAL];
+    v.angular_b += c.inv_inertia_b.mul_vec3(moment_b.cross(c.normal));
 }
 
 /// Bits per lane of a packed factorisation key ([`PassFactors::keys`]).
@@ -563,14 +497,14 @@ fn block_delta(
 ///   centre across the normal.
 ///
 /// Three rows per manifold in place of two per point: the passes' most repeated work.
-fn solve_friction(c: &mut ConstraintLanes, shift: &Shift, v: &mut Velocities) {
+fn solve_friction(c: &mut ConstraintLanes, v: &mut Velocities) {
     let tangents = c.tangents;
     let (mut total, mut twist_limit) = (f32x4::ZERO, f32x4::ZERO);
     for p in &c.points[..c.count] {
         total += p.normal_impulse;
         twist_limit += p.normal_impulse * p.lever;
     }
-    let (ra, rb) = shift.arms(c.centre_a, c.centre_b);
+    let (ra, rb) = arms(c, c.centre_a, c.centre_b);
     let relative = v.at_point(ra, rb);
     let (v0, v1) = (tangents[0].dot(relative), tangents[1].dot(relative));
     let m = c.friction_mass;
@@ -587,7 +521,7 @@ fn solve_friction(c: &mut ConstraintLanes, shift: &Shift, v: &mut Velocities) {
         new = [new[0] * scale, new[1] * scale];
     }
     c.friction_impulse = new;
-    apply_friction(c, shift, v, [new[0] - old[0], new[1] - old[1]]);
+    apply_friction(c, v, [new[0] - old[0], new[1] - old[1]]);
     // Twist (none where every lane's manifold is a single point, like two spheres': no
     // lever, no twist).
     let limit = c.friction * twist_limit;
@@ -603,16 +537,16 @@ fn solve_friction(c: &mut ConstraintLanes, shift: &Shift, v: &mut Velocities) {
     v.angular_b += d * c.twist_turn_b;
 }
 
-/// Applies friction impulses `[d0, d1]` along the two tangents at the manifold's centre.
+/// Applies friction impulses `[d0, d1]` along the two tangents at the manifold's centre:
+/// the impulse p = d0·t0 + d1·t1 turns each body by I⁻¹(r × p).
 #[inline(always)]
-fn apply_friction(c: &ConstraintLanes, shift: &Shift, v: &mut Velocities, [d0, d1]: [f32x4; 2]) {
+fn apply_friction(c: &ConstraintLanes, v: &mut Velocities, [d0, d1]: [f32x4; 2]) {
     let impulse = d0 * c.tangents[0] + d1 * c.tangents[1];
-    let (ta0, tb0) = shift.tangent_turns(0, &c.centre_turns_a, &c.centre_turns_b);
-    let (ta1, tb1) = shift.tangent_turns(1, &c.centre_turns_a, &c.centre_turns_b);
+    let (ra, rb) = arms(c, c.centre_a, c.centre_b);
     v.linear_a -= c.inv_mass_a * impulse;
-    v.angular_a -= d0 * ta0 + d1 * ta1;
+    v.angular_a -= c.inv_inertia_a.mul_vec3(ra.cross(impulse));
     v.linear_b += c.inv_mass_b * impulse;
-    v.angular_b += d0 * tb0 + d1 * tb1;
+    v.angular_b += c.inv_inertia_b.mul_vec3(rb.cross(impulse));
 }
 
 /// Runs `f` on every lane with rolling resistance: its rolling data, its total normal
@@ -806,16 +740,18 @@ pub(crate) fn restitution_lanes<B: Bodies + ?Sized>(
     }
     let mut v = Velocities::load(bodies, c);
     let (normal, e) = (c.normal, cold.restitution);
-    let shift = shift_now(c, cold, bodies, positions_moved);
+    shift_now(c, bodies, positions_moved);
     let masses = (c.inv_mass_a, c.inv_mass_b);
+    let (shift, inertia_a, inertia_b) = (c.shift, c.inv_inertia_a, c.inv_inertia_b);
     for p in &mut c.points[..c.count] {
         let hit =
             bouncy & p.relative_velocity.simd_le(threshold) & p.max_normal_impulse.simd_ne(zero);
         if hit.none() {
             continue;
         }
-        let (ra, rb) = shift.arms(p.anchor_a, p.anchor_b);
-        let vn = v.along(normal, ra.cross(normal), rb.cross(normal));
+        let (ra, rb) = (p.anchor_a + shift, p.anchor_b - shift);
+        let (row_a, row_b) = (ra.cross(normal), rb.cross(normal));
+        let vn = v.along(normal, row_a, row_b);
         // 1/K_ii (0 for an empty slot, K_ii = 0).
         let normal_mass = p
             .diagonal
@@ -830,7 +766,7 @@ pub(crate) fn restitution_lanes<B: Bodies + ?Sized>(
         let total = (p.normal_impulse + delta).max(zero);
         let applied = hit.select(total - p.normal_impulse, zero);
         p.max_normal_impulse = p.max_normal_impulse.max(applied);
-        let turns = shift.normal_turns(p.turn_a, p.turn_b);
+        let turns = (inertia_a.mul_vec3(row_a), inertia_b.mul_vec3(row_b));
         v.apply(&masses, normal, applied, turns);
     }
     v.store(bodies, c);

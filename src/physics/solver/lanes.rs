@@ -10,14 +10,17 @@
 //! time in SIMD; the world reads the impulses back into its contacts after the step's
 //! passes and restitution ([`ConstraintLanes::lane_impulses`]). Unused lanes and point
 //! slots are zero: no mass, no arms, no impulse, so every pass leaves them
-//! at zero and they move nothing. The angular rows r×d are not stored: the iterations form
-//! them from the current arms, which is cheaper than reading them back.
+//! at zero and they move nothing. Neither the angular rows r×d nor the turns I⁻¹(r×d) are
+//! stored: the iterations form the rows from the current arms, and an impulse's turn once
+//! per body from the sum of its points' moments, I⁻¹(Σλ_i·r_i × d), with the lanes'
+//! inverse inertias. Reading them back cost more than forming them: the passes stream
+//! every lane group, and with the turns stored a group was a fifth larger.
 
 use super::block::FactorLanes;
 use super::body::SolverBody;
 use super::constraint::{invert_or_zero, ConstraintInput, PointInput};
-use super::contact_solve::{gather_velocities, Shift};
-use super::simd::{f32x4, Mat3x4, Vec3x4, LANES};
+use super::contact_solve::gather_velocities;
+use super::simd::{f32x4, SymMat3x4, Vec3x4, LANES};
 use crate::physics::constants::RELAX_REGULARIZATION;
 use crate::physics::math::{orthonormal_basis, Mat3, Vec3};
 use crate::physics::narrow_phase::MAX_MANIFOLD_POINTS;
@@ -34,9 +37,6 @@ pub(crate) struct PointLanes {
     /// Separation at the bodies' current positions (tracked from
     /// [`LaneBlocks::separation`] when they move), m.
     pub separation_now: f32x4,
-    /// I_a⁻¹(r_a×n) and I_b⁻¹(r_b×n) at the anchors.
-    pub turn_a: Vec3x4,
-    pub turn_b: Vec3x4,
     /// Distance from the manifold's centre across the normal, m: the point's lever for the
     /// twist friction.
     pub lever: f32x4,
@@ -62,21 +62,14 @@ pub(crate) struct RollingLane {
 /// The parts of four constraints that a pass rarely touches, kept apart from
 /// [`ConstraintLanes`] so the passes stream less memory: the lanes' normal blocks (read
 /// when a pass's matrix changes, and when a point lifts off or joins), rolling resistance,
-/// and the arms' shift (written once per sub-step). `StepScratch` keeps them in an array of
-/// their own, index for index with the lane groups.
+/// and the points' separations at the step start (read once per sub-step). `StepScratch`
+/// keeps them in an array of their own, index for index with the lane groups.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct LaneBlocks {
-    /// The bodies' world inverse inertias (fixed for the step; read when the arms' shift is
-    /// measured, once per sub-step).
-    pub inv_inertia_a: Mat3x4,
-    pub inv_inertia_b: Mat3x4,
     pub rolling: [RollingLane; LANES],
     /// K = J·M⁻¹·Jᵀ of the four lanes without the passes' diagonal terms (zero outside each
     /// lane's manifold).
     pub k: [[f32x4; MAX_MANIFOLD_POINTS]; MAX_MANIFOLD_POINTS],
-    /// How far the arms have followed the bodies since the step start, and its turns
-    /// (`contact_solve.rs`): measured when the bodies move, once per sub-step.
-    pub shift: Shift,
     /// Each point's separation at the step start, m (read when the bodies move, to track
     /// [`PointLanes::separation_now`]).
     pub separation: [f32x4; MAX_MANIFOLD_POINTS],
@@ -120,6 +113,12 @@ pub(crate) struct ConstraintLanes {
     pub body_b: [u32; LANES],
     pub inv_mass_a: f32x4,
     pub inv_mass_b: f32x4,
+    /// The bodies' world inverse inertias, fixed for the step.
+    pub inv_inertia_a: SymMat3x4,
+    pub inv_inertia_b: SymMat3x4,
+    /// How far the arms have followed the bodies since the step start
+    /// (`contact_solve.rs`): measured when the bodies move, once per sub-step.
+    pub shift: Vec3x4,
     pub normal: Vec3x4,
     pub tangents: [Vec3x4; 2],
     pub friction: f32x4,
@@ -135,13 +134,10 @@ pub(crate) struct ConstraintLanes {
     pub any_rolling: bool,
     pub points: [PointLanes; MAX_MANIFOLD_POINTS],
     /// Friction of the whole manifold (see `contact_solve.rs`), at its centre: the anchors
-    /// (the mean of the points' anchors), the turns I⁻¹(r×t) for tangents 0 and 1, the
-    /// packed inverse tangent mass [m00, m01, m11] and the accumulated impulse along the
-    /// tangents.
+    /// (the mean of the points' anchors), the packed inverse tangent mass [m00, m01, m11]
+    /// and the accumulated impulse along the tangents.
     pub centre_a: Vec3x4,
     pub centre_b: Vec3x4,
-    pub centre_turns_a: [Vec3x4; 2],
-    pub centre_turns_b: [Vec3x4; 2],
     pub friction_mass: [f32x4; 3],
     pub friction_impulse: [f32x4; 2],
     /// Twist friction about the normal: I_a⁻¹n, I_b⁻¹n, 1/(n·(I_a⁻¹ + I_b⁻¹)n) and the
@@ -189,8 +185,8 @@ impl ConstraintLanes {
             self.body_b[l] = c.body_b;
             self.inv_mass_a.as_mut_array()[l] = a.inv_mass;
             self.inv_mass_b.as_mut_array()[l] = b.inv_mass;
-            cold.inv_inertia_a.set_lane(l, &a.inv_inertia);
-            cold.inv_inertia_b.set_lane(l, &b.inv_inertia);
+            self.inv_inertia_a.set_lane(l, &a.inv_inertia);
+            self.inv_inertia_b.set_lane(l, &b.inv_inertia);
             let (t0, t1) = orthonormal_basis(shared.normal);
             self.normal.set_lane(l, shared.normal);
             self.tangents[0].set_lane(l, t0);
@@ -261,19 +257,17 @@ impl ConstraintLanes {
         {
             let rows_a = directions.map(|d| centre_a.cross(d));
             let rows_b = directions.map(|d| centre_b.cross(d));
-            let turns_a = rows_a.map(|r| cold.inv_inertia_a.mul_vec3(r));
-            let turns_b = rows_b.map(|r| cold.inv_inertia_b.mul_vec3(r));
+            let turns_a = rows_a.map(|r| self.inv_inertia_a.mul_vec3(r));
+            let turns_b = rows_b.map(|r| self.inv_inertia_b.mul_vec3(r));
             self.centre_a = centre_a;
             self.centre_b = centre_b;
             self.friction_mass = tangent_mass(linear, &rows_a, &turns_a, &rows_b, &turns_b);
-            self.centre_turns_a = [turns_a[1], turns_a[2]];
-            self.centre_turns_b = [turns_b[1], turns_b[2]];
             // Last step's world friction impulse (the points' shares summed) on this
             // step's basis.
             self.friction_impulse = [1, 2].map(|d| warm * friction_impulse.dot(directions[d]));
             let (turn_a, turn_b) = (
-                cold.inv_inertia_a.mul_vec3(self.normal),
-                cold.inv_inertia_b.mul_vec3(self.normal),
+                self.inv_inertia_a.mul_vec3(self.normal),
+                self.inv_inertia_b.mul_vec3(self.normal),
             );
             let k = self.normal.dot(turn_a) + self.normal.dot(turn_b);
             self.twist_turn_a = turn_a;
@@ -281,16 +275,18 @@ impl ConstraintLanes {
             self.twist_mass = k.simd_gt(zero).select(f32x4::ONE / k, zero);
             self.twist_impulse = f32x4::new(twist);
         }
-        // The normal rows r×n of every point, for K's off-diagonal entries.
+        // The normal rows r×n and turns I⁻¹(r×n) of every point, for K's off-diagonal
+        // entries.
         let mut normal_rows = [(Vec3x4::ZERO, Vec3x4::ZERO); MAX_MANIFOLD_POINTS];
+        let mut normal_turns = [(Vec3x4::ZERO, Vec3x4::ZERO); MAX_MANIFOLD_POINTS];
         for (j, rows) in normal_rows.iter_mut().enumerate().take(self.count) {
             // Point slot j exists in lane l when that lane's manifold has more than j points;
             // elsewhere its arms are zero and every value is masked to zero.
             let exists = self.exists[j];
             let (ra, rb) = anchors[j];
             let (row_a, row_b) = (ra.cross(self.normal), rb.cross(self.normal));
-            let turn_a = cold.inv_inertia_a.mul_vec3(row_a);
-            let turn_b = cold.inv_inertia_b.mul_vec3(row_b);
+            let turn_a = self.inv_inertia_a.mul_vec3(row_a);
+            let turn_b = self.inv_inertia_b.mul_vec3(row_b);
             let k = linear + row_a.dot(turn_a) + row_b.dot(turn_b);
             let dv = linear_b + angular_b.cross(rb) - linear_a - angular_a.cross(ra);
             let off = ra - centre_a;
@@ -300,8 +296,6 @@ impl ConstraintLanes {
             q.anchor_b = rb;
             cold.separation[j] = exists.select(-f32x4::new(depths[j]), zero);
             q.separation_now = cold.separation[j];
-            q.turn_a = turn_a;
-            q.turn_b = turn_b;
             q.lever = exists.select(across.dot(across).sqrt(), zero);
             q.diagonal = exists.select(k, zero);
             q.compliance = exists.select(k * compliance_scale, zero);
@@ -309,12 +303,12 @@ impl ConstraintLanes {
             q.max_normal_impulse = zero;
             q.relative_velocity = exists.select(dv.dot(self.normal), zero);
             *rows = (row_a, row_b);
+            normal_turns[j] = (turn_a, turn_b);
         }
         // K's entries (symmetric); zero outside each lane's manifold in the blocks' copy.
         let mut k = [[zero; MAX_MANIFOLD_POINTS]; MAX_MANIFOLD_POINTS];
         for (i, &(row_a, row_b)) in normal_rows.iter().enumerate().take(self.count) {
-            for (j, pj) in self.points.iter().enumerate().take(self.count).skip(i) {
-                let (pj_a, pj_b) = (pj.turn_a, pj.turn_b);
+            for (j, &(pj_a, pj_b)) in normal_turns.iter().enumerate().take(self.count).skip(i) {
                 let kij = linear + row_a.dot(pj_a) + row_b.dot(pj_b);
                 (k[i][j], k[j][i]) = (kij, kij);
                 // j ≥ i: point j exists where both do.
@@ -599,6 +593,8 @@ mod tests {
                     rng.range(0.5, 3.0),
                 ))
                 * Mat3::from_quat(axes.inverse());
+            // Symmetric to the last bit, as the lanes keep only the upper triangle.
+            let inertia = (inertia + inertia.transpose()) * 0.5;
             bodies.push(SolverBody {
                 linear_velocity: rng.vec_in(2.0),
                 angular_velocity: rng.vec_in(2.0),
@@ -664,8 +660,9 @@ mod tests {
                 assert_eq!(lane.diagonal.as_array()[l], k);
                 let compliance = k * input.shared.softness.compliance_scale;
                 assert_eq!(lane.compliance.as_array()[l], compliance);
-                assert_eq!(lane.turn_a.lane(l), wa);
-                assert_eq!(lane.turn_b.lane(l), wb);
+                let turn = |m: &SymMat3x4, row: Vec3| m.mul_vec3(Vec3x4::gather([row; LANES]));
+                assert_eq!(turn(&c.inv_inertia_a, ua).lane(l), wa);
+                assert_eq!(turn(&c.inv_inertia_b, ub).lane(l), wb);
                 assert_eq!(cold.separation[i].as_array()[l], -p.depth);
                 assert_eq!(lane.normal_impulse.as_array()[l], p.normal_impulse);
                 let dv = b.linear_velocity + b.angular_velocity.cross(p.anchor_b)

@@ -458,11 +458,13 @@ pub(crate) fn prepare_colours(
         };
         let start = out.len() - first;
         for chunk in order[range.clone()].chunks(width) {
-            out.push(ConstraintLanes::default());
-            out_cold.push(LaneBlocks::default());
+            // Built in place, each grown by one zeroed element: pushing a default value
+            // assembled it on the stack first and copied it in.
+            out.resize_with(out.len() + 1, ConstraintLanes::default);
+            out_cold.resize_with(out_cold.len() + 1, LaneBlocks::default);
             let [biased, relax] = &mut *out_factors;
-            biased.push(PassFactors::default());
-            relax.push(PassFactors::default());
+            biased.resize_with(biased.len() + 1, PassFactors::default);
+            relax.resize_with(relax.len() + 1, PassFactors::default);
             if let (Some(lanes), Some(cold), Some(biased), Some(relax)) = (
                 out.last_mut(),
                 out_cold.last_mut(),

@@ -324,7 +324,7 @@ pub(crate) fn solve_contact_lanes<B: Bodies + ?Sized>(
 /// or a single row where every lane's manifold has one point.
 fn solve_normal(
     c: &mut ConstraintLanes,
-    cold: &LaneBlocks,
+    cold: &mut LaneBlocks,
     factors: &mut PassFactors,
     v: &mut Velocities,
     ctx: &StepContext,
@@ -355,16 +355,17 @@ fn solve_normal(
         let closing = -(vn + separation * inv_h);
         (rhs[j], diagonal[j]) = match pass {
             Pass::Biased => {
-                // Not pushed yet this step: this is the approach speed before impact.
-                p.relative_velocity = p
-                    .max_normal_impulse
-                    .simd_eq(zero)
-                    .select(vn, p.relative_velocity);
+                if c.any_bouncy {
+                    // Not pushed yet this step: this is the approach speed before impact.
+                    let approach = &mut cold.relative_velocity[j];
+                    *approach = p.max_normal_impulse.simd_eq(zero).select(vn, *approach);
+                }
                 let bias = (c.bias_rate * separation).max(max_push);
-                let soft = -(vn + bias) - p.compliance * p.normal_impulse;
+                let compliance = p.compliance(c.compliance_scale);
+                let soft = -(vn + bias) - compliance * p.normal_impulse;
                 (
                     separated.select(closing, soft),
-                    separated.select(p.diagonal * regularised, p.diagonal + p.compliance),
+                    separated.select(p.diagonal * regularised, p.diagonal + compliance),
                 )
             }
             Pass::Relax => (separated.select(closing, -vn), p.diagonal * regularised),
@@ -743,9 +744,8 @@ pub(crate) fn restitution_lanes<B: Bodies + ?Sized>(
     shift_now(c, bodies, positions_moved);
     let masses = (c.inv_mass_a, c.inv_mass_b);
     let (shift, inertia_a, inertia_b) = (c.shift, c.inv_inertia_a, c.inv_inertia_b);
-    for p in &mut c.points[..c.count] {
-        let hit =
-            bouncy & p.relative_velocity.simd_le(threshold) & p.max_normal_impulse.simd_ne(zero);
+    for (p, &approach) in c.points[..c.count].iter_mut().zip(&cold.relative_velocity) {
+        let hit = bouncy & approach.simd_le(threshold) & p.max_normal_impulse.simd_ne(zero);
         if hit.none() {
             continue;
         }
@@ -757,7 +757,7 @@ pub(crate) fn restitution_lanes<B: Bodies + ?Sized>(
             .diagonal
             .simd_gt(zero)
             .select(f32x4::ONE / p.diagonal, zero);
-        let delta = -normal_mass * (vn + e * p.relative_velocity);
+        let delta = -normal_mass * (vn + e * approach);
         // The bounce is a one-off impulse, not part of what holds the contact: it stays out
         // of the accumulated impulse, which warm-starts the next step. (Kept in, it pushed
         // a ball that had just been hit away from its hitter again at the next step's warm
@@ -974,8 +974,9 @@ mod tests {
         let load = 9.81 * h / 4.0;
         let mut inputs = bottom_corners(load);
         let c = [ConstraintInput::new(0, 1, &inputs, shared(Vec3::Y, soft))];
-        let gamma = prepare(&c, &bodies, &[&[0]])[0].0.points[0]
-            .compliance
+        let lanes = &prepare(&c, &bodies, &[&[0]])[0].0;
+        let gamma = lanes.points[0]
+            .compliance(lanes.compliance_scale)
             .as_array()[0];
         let depth = gamma * load / soft.bias_rate;
         for p in &mut inputs {

@@ -499,7 +499,7 @@ fn block_delta(
 ///
 /// Three rows per manifold in place of two per point: the passes' most repeated work.
 fn solve_friction(c: &mut ConstraintLanes, v: &mut Velocities) {
-    let tangents = c.tangents;
+    let tangents = c.tangents();
     let (mut total, mut twist_limit) = (f32x4::ZERO, f32x4::ZERO);
     for p in &c.points[..c.count] {
         total += p.normal_impulse;
@@ -542,7 +542,8 @@ fn solve_friction(c: &mut ConstraintLanes, v: &mut Velocities) {
 /// the impulse p = d0·t0 + d1·t1 turns each body by I⁻¹(r × p).
 #[inline(always)]
 fn apply_friction(c: &ConstraintLanes, v: &mut Velocities, [d0, d1]: [f32x4; 2]) {
-    let impulse = d0 * c.tangents[0] + d1 * c.tangents[1];
+    let [t0, t1] = c.tangents();
+    let impulse = d0 * t0 + d1 * t1;
     let (ra, rb) = arms(c, c.centre_a, c.centre_b);
     v.linear_a -= c.inv_mass_a * impulse;
     v.angular_a -= c.inv_inertia_a.mul_vec3(ra.cross(impulse));

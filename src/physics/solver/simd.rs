@@ -80,6 +80,30 @@ impl Vec3x4 {
         }
     }
 
+    /// Two unit tangents completing each lane's unit vector to an orthonormal basis: the
+    /// operations of [`crate::physics::math::orthonormal_basis`] in the same order, so a
+    /// lane gets the scalar bits (a zero lane gets the x and y axes).
+    #[inline]
+    pub fn orthonormal_basis(self) -> [Vec3x4; 2] {
+        let n = self;
+        // copysign(1, n.z): the sign bit of n.z on 1.
+        let sign = f32x4::ONE | (n.z & f32x4::splat(-0.0));
+        let a = f32x4::splat(-1.0) / (sign + n.z);
+        let b = n.x * n.y * a;
+        [
+            Vec3x4 {
+                x: f32x4::ONE + sign * n.x * n.x * a,
+                y: sign * b,
+                z: -sign * n.x,
+            },
+            Vec3x4 {
+                x: b,
+                y: sign + n.y * n.y * a,
+                z: -n.y,
+            },
+        ]
+    }
+
     /// Per lane: `self` where `mask` is set, `other` elsewhere.
     #[inline]
     pub fn select(mask: f32x4, if_true: Vec3x4, if_false: Vec3x4) -> Vec3x4 {
@@ -251,6 +275,24 @@ mod tests {
         }
         // Gathered and taken apart again, every vector comes back.
         assert_eq!(wa.lanes(), a);
+    }
+
+    #[test]
+    fn the_tangent_basis_is_the_scalar_one_bit_for_bit() {
+        // Normals on both sides of z = 0 (the formula's two branches), one along −z, and a
+        // zero lane (an empty lane's normal).
+        let n = [
+            Vec3::new(0.3, -0.8, 0.52).normalize(),
+            Vec3::new(-0.6, 0.1, -0.79).normalize(),
+            Vec3::NEG_Z,
+            Vec3::ZERO,
+        ];
+        let [t0, t1] = Vec3x4::gather(n).orthonormal_basis();
+        for l in 0..LANES {
+            let (s0, s1) = crate::physics::math::orthonormal_basis(n[l]);
+            assert_eq!((t0.lane(l), t1.lane(l)), (s0, s1), "lane {l}");
+        }
+        assert_eq!((t0.lane(3), t1.lane(3)), (Vec3::X, Vec3::Y));
     }
 
     #[test]

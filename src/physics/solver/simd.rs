@@ -288,8 +288,8 @@ mod tests {
             Vec3::ZERO,
         ];
         let [t0, t1] = Vec3x4::gather(n).orthonormal_basis();
-        for l in 0..LANES {
-            let (s0, s1) = crate::physics::math::orthonormal_basis(n[l]);
+        for (l, &n) in n.iter().enumerate() {
+            let (s0, s1) = crate::physics::math::orthonormal_basis(n);
             assert_eq!((t0.lane(l), t1.lane(l)), (s0, s1), "lane {l}");
         }
         assert_eq!((t0.lane(3), t1.lane(3)), (Vec3::X, Vec3::Y));

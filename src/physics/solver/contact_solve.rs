@@ -257,8 +257,7 @@ pub(crate) fn warm_start_lanes<B: Bodies + ?Sized>(
     }
     apply_normal(c, &mut v, total, (moment_a, moment_b));
     apply_friction(c, &mut v, c.friction_impulse);
-    v.angular_a -= c.twist_impulse * c.twist_turn_a;
-    v.angular_b += c.twist_impulse * c.twist_turn_b;
+    apply_twist(c, &mut v, c.twist_impulse);
     if c.any_rolling {
         for_rolling_lanes(
             c,
@@ -534,8 +533,7 @@ fn solve_friction(c: &mut ConstraintLanes, v: &mut Velocities) {
     let new = (old - c.twist_mass * spin).max(-limit).min(limit);
     c.twist_impulse = new;
     let d = new - old;
-    v.angular_a -= d * c.twist_turn_a;
-    v.angular_b += d * c.twist_turn_b;
+    apply_twist(c, v, d);
 }
 
 /// Applies friction impulses `[d0, d1]` along the two tangents at the manifold's centre:
@@ -549,6 +547,14 @@ fn apply_friction(c: &ConstraintLanes, v: &mut Velocities, [d0, d1]: [f32x4; 2])
     v.angular_a -= c.inv_inertia_a.mul_vec3(ra.cross(impulse));
     v.linear_b += c.inv_mass_b * impulse;
     v.angular_b += c.inv_inertia_b.mul_vec3(rb.cross(impulse));
+}
+
+/// Applies a twist impulse `d` about the normal: each body turns by d·I⁻¹n.
+#[inline(always)]
+fn apply_twist(c: &ConstraintLanes, v: &mut Velocities, d: f32x4) {
+    let moment = d * c.normal;
+    v.angular_a -= c.inv_inertia_a.mul_vec3(moment);
+    v.angular_b += c.inv_inertia_b.mul_vec3(moment);
 }
 
 /// Runs `f` on every lane with rolling resistance: its rolling data, its total normal

@@ -156,10 +156,8 @@ pub(crate) struct ConstraintLanes {
     pub centre_b: Vec3x4,
     pub friction_mass: [f32x4; 3],
     pub friction_impulse: [f32x4; 2],
-    /// Twist friction about the normal: I_a⁻¹n, I_b⁻¹n, 1/(n·(I_a⁻¹ + I_b⁻¹)n) and the
-    /// accumulated angular impulse.
-    pub twist_turn_a: Vec3x4,
-    pub twist_turn_b: Vec3x4,
+    /// Twist friction about the normal: 1/(n·(I_a⁻¹ + I_b⁻¹)n) and the accumulated angular
+    /// impulse (its turns I⁻¹n are formed where applied: 96 bytes less per lane group).
     pub twist_mass: f32x4,
     pub twist_impulse: f32x4,
 }
@@ -295,8 +293,6 @@ impl ConstraintLanes {
                 self.inv_inertia_b.mul_vec3(self.normal),
             );
             let k = self.normal.dot(turn_a) + self.normal.dot(turn_b);
-            self.twist_turn_a = turn_a;
-            self.twist_turn_b = turn_b;
             self.twist_mass = k.simd_gt(zero).select(f32x4::ONE / k, zero);
             self.twist_impulse = f32x4::new(twist);
         }

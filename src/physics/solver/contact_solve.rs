@@ -376,7 +376,7 @@ fn solve_normal(
     let delta = if c.count == 1 {
         // One point in every lane (spheres, a capsule's side): the LCP of one unknown,
         // Δ = r/A_00, which the clamp below keeps from pulling.
-        let usable = c.exists[0] & diagonal[0].simd_gt(zero);
+        let usable = c.lane_counts.simd_gt(zero) & diagonal[0].simd_gt(zero);
         let d = rhs[0] / diagonal[0];
         let mut delta = [zero; MAX_MANIFOLD_POINTS];
         delta[0] = (usable & d.is_finite()).select(d, zero);
@@ -446,7 +446,7 @@ fn block_delta(
     // A lane with nothing pushing or approaching keeps Δ = 0; the others try the common
     // case, every point pushing, four lanes at once, and sweep if it fails (`block.rs`).
     let lambda: [f32x4; MAX_MANIFOLD_POINTS] = std::array::from_fn(|j| c.points[j].normal_impulse);
-    let exists = c.exists;
+    let exists = c.exists();
     // Resting apart: every point's λ = 0 and r ≤ 0, so Δ = 0 meets every condition. A lane
     // with a manifold has a point 0.
     let mut apart = exists[0];

@@ -140,10 +140,10 @@ pub(crate) struct ConstraintLanes {
     /// All bits set in lanes whose bodies are both dynamic (arms follow half the relative
     /// translation, see `contact_solve.rs`).
     pub shared_point: f32x4,
-    /// The most points of any lane ([`LaneBlocks::counts`]: each lane's), and as masks:
-    /// all bits set in `exists[j]`'s lanes whose manifold has a point j.
+    /// The most points of any lane, and each lane's count as a number (the lane masks of
+    /// [`ConstraintLanes::exists`] are formed from it).
     pub count: usize,
-    pub exists: [f32x4; MAX_MANIFOLD_POINTS],
+    pub lane_counts: f32x4,
     /// True when some lane has rolling resistance (in [`LaneBlocks`]).
     pub any_rolling: bool,
     /// True when some lane has restitution ([`LaneBlocks::restitution`]).
@@ -163,6 +163,13 @@ pub(crate) struct ConstraintLanes {
 }
 
 impl ConstraintLanes {
+    /// Per point slot j, all bits set in the lanes whose manifold has a point j: four
+    /// comparisons where they are used instead of 64 bytes read.
+    #[inline]
+    pub fn exists(&self) -> [f32x4; MAX_MANIFOLD_POINTS] {
+        std::array::from_fn(|j| self.lane_counts.simd_gt(f32x4::splat(j as f32)))
+    }
+
     /// The two friction tangents: each lane's normal completed to an orthonormal basis
     /// (`math::orthonormal_basis`, the same bits). Formed where they are used, which costs
     /// a few products and a division per pass, instead of read: 96 bytes less per lane
@@ -236,7 +243,8 @@ impl ConstraintLanes {
             twist[l] = scale * shared.twist_impulse;
             counts[l] = c.count;
         }
-        self.exists = std::array::from_fn(|j| f32x4::new(counts.map(|n| valid_mask(j < n))));
+        self.lane_counts = f32x4::new(counts.map(|n| n as f32));
+        let exists = self.exists();
         let linear = f32x4::new(linear);
         let compliance_scale = f32x4::new(compliance_scale);
         self.compliance_scale = compliance_scale;
@@ -303,7 +311,7 @@ impl ConstraintLanes {
         for (j, rows) in normal_rows.iter_mut().enumerate().take(self.count) {
             // Point slot j exists in lane l when that lane's manifold has more than j points;
             // elsewhere its arms are zero and every value is masked to zero.
-            let exists = self.exists[j];
+            let exists = exists[j];
             let (ra, rb) = anchors[j];
             let (row_a, row_b) = (ra.cross(self.normal), rb.cross(self.normal));
             let turn_a = self.inv_inertia_a.mul_vec3(row_a);
@@ -332,7 +340,7 @@ impl ConstraintLanes {
                 let kij = linear + row_a.dot(pj_a) + row_b.dot(pj_b);
                 (k[i][j], k[j][i]) = (kij, kij);
                 // j ≥ i: point j exists where both do.
-                let kij = self.exists[j].select(kij, zero);
+                let kij = exists[j].select(kij, zero);
                 (cold.k[i][j], cold.k[j][i]) = (kij, kij);
             }
         }
@@ -351,7 +359,7 @@ impl ConstraintLanes {
             for (j, p) in self.points.iter().enumerate() {
                 a[j][j] = diagonal(p, regularised, compliance_scale);
             }
-            (out.factors, out.valid) = FactorLanes::factor(&a, &self.exists);
+            (out.factors, out.valid) = FactorLanes::factor(&a, &exists);
             out.keys = super::contact_solve::ALL_TOUCHING;
         }
     }

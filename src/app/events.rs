@@ -106,7 +106,7 @@ mod tests {
     #[test]
     fn the_sensor_scene_counts_five_balls_through_the_trigger() {
         // scenes/sensors.ron: five balls roll through the trigger gate into the pickup
-        // zone; the strays never meet a sensor (see tests/cli.rs for the event order).
+        // zone; the strays never meet a sensor (see tests/suite/cli.rs for the event order).
         let text = include_str!("../../scenes/sensors.ron");
         let mut scene = crate::scene::load_str(text, "sensors.ron").expect("loads");
         let mut log = EventLog::default();

@@ -76,7 +76,7 @@ impl Velocities {
     /// Writes back the bodies contacts can move (finite mass): never the static stand-in
     /// or a kinematic body, which other lanes may share. (Writing them back unconditionally
     /// saves the branches, 0.9 % of pyramid40's instructions, but a pass does not always
-    /// leave them as it found them: with the hostile numbers of `tests/loader_fuzz.rs` it
+    /// leave them as it found them: with the hostile numbers of `tests/suite/loader_fuzz.rs` it
     /// changed the stand-in's (a non-finite impulse times a zero inverse mass is NaN), and
     /// the stand-in would pass that to everything resting on the ground.)
     #[inline(always)]

@@ -94,7 +94,7 @@
 //! The reach is a trade: a small one (it was 2 cm, about 2° of turning on a unit cube)
 //! re-derives the arms of a slowly leaning column often enough to bring the buckling back,
 //! and 16-cube columns of offset cubes toppled where Rapier's stand
-//! (`tests/physics_stability.rs`); much larger and a sliding or tumbling body acts through
+//! (`tests/suite/physics_stability.rs`); much larger and a sliding or tumbling body acts through
 //! arms that are visibly stale. A single shared point (the anchors' midpoint) would be
 //! exact but moves with the bodies' relative motion, which is the buckling feedback again
 //! (measured: the 20-stack fell at 12 s with a shared midpoint, held with separate anchors).
@@ -112,7 +112,7 @@
 //! 0.03 % of the 1 m stack and 3 % of each 1 cm cube: tiny bodies visibly overlap a fraction
 //! of a millimetre, as in Box2D and Rapier. The length scales live elsewhere and are either
 //! relative to size or absolute and tested from 1 cm to 100 m
-//! (`tests/physics_stability.rs`): the anchoring reach (¼ feature size), the sleep
+//! (`tests/suite/physics_stability.rs`): the anchoring reach (¼ feature size), the sleep
 //! thresholds (`island::sleep_tolerances`), the speculative margin (absolute 2 cm, harmless
 //! on small bodies because the plane, box and hull manifolds only take points from the
 //! support face) and the narrow phase's SAT tolerance (2.5 mm absolute plus 5–10 % of the

@@ -1,6 +1,6 @@
 //! Whole-world properties: conservation, determinism, removal and stale handles.
 
-mod common;
+use crate::common;
 
 use common::*;
 use impulse::physics::{

@@ -1,7 +1,7 @@
 //! Narrow-phase properties on random shape pairs (proptest), against GJK distance and EPA
 //! depth as the reference, plus the edge-on-edge case.
 
-mod common;
+use crate::common;
 
 use impulse::physics::narrow_phase::epa::penetration;
 use impulse::physics::narrow_phase::gjk::gjk_distance;

@@ -1,6 +1,6 @@
 //! The public API: events, queries, kinematic bodies, compound mass, body type changes.
 
-mod common;
+use crate::common;
 
 use common::*;
 use impulse::physics::aabb::Aabb;

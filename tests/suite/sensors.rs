@@ -1,7 +1,7 @@
 //! Sensors and events: a sensor detects overlaps and never pushes; contact begin events carry
 //! the approach speed; every begin has its end.
 
-mod common;
+use crate::common;
 
 use common::*;
 use impulse::physics::{

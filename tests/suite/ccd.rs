@@ -1,7 +1,7 @@
 //! Continuous collision: fast ccd bodies stop on the near side of thin obstacles that they
 //! would cross within one step.
 
-mod common;
+use crate::common;
 
 use common::DT;
 use impulse::physics::{

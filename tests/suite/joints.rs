@@ -2,7 +2,7 @@
 //! its `hertz`, a rope that goes slack and catches, a hanging chain that barely stretches,
 //! a joint that breaks above its force, and the bookkeeping (removal with a body, refusals).
 
-mod common;
+use crate::common;
 
 use common::*;
 use impulse::physics::{

@@ -3,7 +3,7 @@
 //! does, and be dropped when a shape changes. Pairs known to be out of reach are not tested
 //! until they could have closed the gap, and must touch at the same step as when tested.
 
-mod common;
+use crate::common;
 
 use common::{run, DT};
 use impulse::physics::{

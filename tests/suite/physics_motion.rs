@@ -1,6 +1,6 @@
 //! Single bodies against closed-form motion: free fall, bounce, sliding, rolling.
 
-mod common;
+use crate::common;
 
 use common::*;
 use impulse::physics::{BodyDef, ColliderDef, Quat, Shape, Vec3, World, WorldSettings};

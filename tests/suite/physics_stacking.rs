@@ -1,6 +1,6 @@
 //! Stacks and pyramids stand and fall asleep.
 
-mod common;
+use crate::common;
 
 use common::*;
 use impulse::physics::{Quat, Shape, Vec3, World, WorldSettings};

@@ -62,11 +62,11 @@ fn the_corpus_of_inputs_that_once_failed_loads_or_is_refused_cleanly() {
 
 /// Small shipped scenes to mutate (the big piles would make each case slow).
 const SEEDS: [&str; 5] = [
-    include_str!("../scenes/default.ron"),
-    include_str!("../scenes/shapes.ron"),
-    include_str!("../scenes/bounce.ron"),
-    include_str!("../scenes/card_house.ron"),
-    include_str!("../scenes/mass_ratio.ron"),
+    include_str!("../../scenes/default.ron"),
+    include_str!("../../scenes/shapes.ron"),
+    include_str!("../../scenes/bounce.ron"),
+    include_str!("../../scenes/card_house.ron"),
+    include_str!("../../scenes/mass_ratio.ron"),
 ];
 
 /// Values that broke loaders before: zero, negatives, huge, tiny, subnormal, non-finite.

@@ -3,7 +3,7 @@
 //! its edge and stays there at the height the geometry gives; a body that may not move along
 //! x falls straight down on the free-fall formula; the scene fields round-trip.
 
-mod common;
+use crate::common;
 
 use common::*;
 use impulse::physics::{BodyDef, ColliderDef, Locks, Quat, Shape, Vec3, World, WorldSettings};

@@ -2,7 +2,7 @@
 //! off it by the formula), Verlet with contacts (a resting box ends its steps at rest, a stack
 //! of ten stands for a minute with sleeping off), and the scene field.
 
-mod common;
+use crate::common;
 
 use common::*;
 use impulse::physics::{Integrator, Quat, Shape, Vec3, World, WorldSettings};

@@ -24,7 +24,7 @@ fn a_blade_thin_plank_in_the_card_house_stays_finite() {
     // The middle floor card made a blade 1.4 m × 4 cm × 2 mm (half extents 0.7, 0.02,
     // 0.001): its inertia about its long axis is ~10⁻⁸ kg·m², and the solve went NaN for
     // every body within 20 steps.
-    let text = include_str!("../scenes/card_house.ron");
+    let text = include_str!("../../scenes/card_house.ron");
     let original = "half_extents: (1.2, 0.02, 0.4)";
     assert!(text.contains(original));
     let text = text.replacen(original, "half_extents: (0.7, 0.02, 0.001)", 1);
@@ -34,7 +34,7 @@ fn a_blade_thin_plank_in_the_card_house_stays_finite() {
 #[test]
 fn capsules_two_hundred_metres_long_in_the_funnel_stay_finite() {
     // Every capsule in the funnel given half_height 100: NaN at step 26 before.
-    let text = include_str!("../scenes/funnel.ron");
+    let text = include_str!("../../scenes/funnel.ron");
     let mut out = String::new();
     let mut rest = text;
     while let Some(i) = rest.find("half_height: ") {

@@ -1,7 +1,7 @@
 //! Regressions from the engine review: slow kinematic bodies, spinning bodies and thin
 //! walls, near-parallel boxes, bad input, events after removal, tiny bodies.
 
-mod common;
+use crate::common;
 
 use common::*;
 use impulse::physics::narrow_phase::{collide, Scratch};

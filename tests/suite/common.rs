@@ -1,5 +1,5 @@
-//! Helpers shared by the physics integration tests (not a test binary itself: included
-//! with `mod common;`).
+//! Helpers shared by the physics integration tests (a module of the suite, `mod common;` in
+//! `main.rs`; each test module imports it with `use crate::common;`).
 #![allow(dead_code)]
 
 use impulse::physics::{

@@ -2,7 +2,7 @@
 //! cost a bounded amount of work, the refused pairs are counted and retried, and no shipped
 //! scene comes near the cap.
 
-mod common;
+use crate::common;
 
 use common::{dynamic, ground, run, DT};
 use impulse::physics::{BodyHandle, Quat, Shape, Vec3, World, WorldSettings};

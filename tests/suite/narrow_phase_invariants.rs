@@ -9,7 +9,7 @@
 //! - No overstated gap: when a point reports a gap, moving B back along the normal by that
 //!   gap less 1 mm leaves the shapes apart (a speculative contact that does not wake late).
 
-mod common;
+use crate::common;
 
 use impulse::physics::narrow_phase::gjk::gjk_distance;
 use impulse::physics::narrow_phase::{collide, Manifold, Scratch};

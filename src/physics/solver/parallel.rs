@@ -4,7 +4,8 @@
 //! group writes is read or written by another lane group of the same colour, and the bodies
 //! they share (the static stand-in, kinematic bodies) are only read. So the lane groups of
 //! a colour can run in any order, on any threads, and each computes exactly what it computes
-//! on one thread: the step is bit-identical at any thread count (`tests/parallel.rs`).
+//! on one thread: the step is bit-identical at any thread count (the test below, and
+//! `.ci/run`'s runs at 1 to 4 threads).
 //! Colours still run one after the other, and the overflow set (constraints that could not
 //! be coloured) in order on the calling thread.
 

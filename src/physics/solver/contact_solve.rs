@@ -256,7 +256,8 @@ pub(crate) fn warm_start_lanes<B: Bodies + ?Sized>(
         moment_b += p.normal_impulse * p.anchor_b;
     }
     apply_normal(c, &mut v, total, (moment_a, moment_b));
-    apply_friction(c, &mut v, c.friction_impulse);
+    let arms = arms(c, c.centre_a, c.centre_b);
+    apply_friction(c, &mut v, c.tangents(), arms, c.friction_impulse);
     apply_twist(c, &mut v, c.twist_impulse);
     if c.any_rolling {
         for_rolling_lanes(
@@ -521,7 +522,7 @@ fn solve_friction(c: &mut ConstraintLanes, v: &mut Velocities) {
         new = [new[0] * scale, new[1] * scale];
     }
     c.friction_impulse = new;
-    apply_friction(c, v, [new[0] - old[0], new[1] - old[1]]);
+    apply_friction(c, v, tangents, (ra, rb), [new[0] - old[0], new[1] - old[1]]);
     // Twist (none where every lane's manifold is a single point, like two spheres': no
     // lever, no twist).
     let limit = c.friction * twist_limit;
@@ -536,13 +537,18 @@ fn solve_friction(c: &mut ConstraintLanes, v: &mut Velocities) {
     apply_twist(c, v, d);
 }
 
-/// Applies friction impulses `[d0, d1]` along the two tangents at the manifold's centre:
-/// the impulse p = d0·t0 + d1·t1 turns each body by I⁻¹(r × p).
+/// Applies friction impulses `[d0, d1]` along the tangents `[t0, t1]` at the manifold's
+/// centre, whose arms are now `(ra, rb)`: the impulse p = d0·t0 + d1·t1 turns each body by
+/// I⁻¹(r × p).
 #[inline(always)]
-fn apply_friction(c: &ConstraintLanes, v: &mut Velocities, [d0, d1]: [f32x4; 2]) {
-    let [t0, t1] = c.tangents();
+fn apply_friction(
+    c: &ConstraintLanes,
+    v: &mut Velocities,
+    [t0, t1]: [Vec3x4; 2],
+    (ra, rb): (Vec3x4, Vec3x4),
+    [d0, d1]: [f32x4; 2],
+) {
     let impulse = d0 * t0 + d1 * t1;
-    let (ra, rb) = arms(c, c.centre_a, c.centre_b);
     v.linear_a -= c.inv_mass_a * impulse;
     v.angular_a -= c.inv_inertia_a.mul_vec3(ra.cross(impulse));
     v.linear_b += c.inv_mass_b * impulse;

@@ -22,7 +22,7 @@ use super::constraint::{invert_or_zero, ConstraintInput, PointInput};
 use super::contact_solve::gather_velocities;
 use super::simd::{f32x4, SymMat3x4, Vec3x4, LANES};
 use crate::physics::constants::RELAX_REGULARIZATION;
-use crate::physics::math::{Mat3, Vec3};
+use crate::physics::math::{orthonormal_basis, Mat3, Vec3};
 use crate::physics::narrow_phase::MAX_MANIFOLD_POINTS;
 
 /// Marks an unused lane.
@@ -180,8 +180,8 @@ impl ConstraintLanes {
     }
 
     /// Builds the constraints `inputs[indices]` (one to four, of one colour) into these
-    /// lanes, which must be empty (`Default`): lever rows and turns, the normal block's mass
-    /// matrix K, friction masses and the warm-start impulses.
+    /// lanes, which must be empty (`Default`): the anchors and inverse inertias, the normal
+    /// block's mass matrix K, friction masses and the warm-start impulses.
     ///
     /// Normal constraint of a point: J = [−n, −(r_a×n), n, (r_b×n)], so
     /// K_ij = 1/m_a + 1/m_b + (r_a,i×n)·I_a⁻¹(r_a,j×n) + (r_b,i×n)·I_b⁻¹(r_b,j×n); the two
@@ -371,7 +371,8 @@ impl ConstraintLanes {
         if contact == EMPTY {
             return None;
         }
-        let [t0, t1] = self.tangents().map(|t| t.lane(l));
+        // The lane's tangents, as `tangents` forms them (the same bits).
+        let (t0, t1) = orthonormal_basis(self.normal.lane(l));
         let count = cold.counts[l];
         let mut points = [PointImpulses::default(); MAX_MANIFOLD_POINTS];
         // The manifold's friction impulse is shared out by load (evenly when nothing

@@ -63,7 +63,13 @@ pub struct AppOptions {
     pub size: Option<(u32, u32)>,
     /// Start with the soft contact shadows off.
     pub no_shadows: bool,
+    /// Multisample anti-aliasing samples per pixel: 1, 2, 4 or 8 (default
+    /// [`DEFAULT_MSAA_SAMPLES`]).
+    pub msaa: Option<u32>,
 }
+
+/// Multisample anti-aliasing samples per pixel unless `--msaa` says otherwise.
+pub const DEFAULT_MSAA_SAMPLES: u32 = 4;
 
 /// The checked options.
 struct Checked {
@@ -101,6 +107,13 @@ impl AppOptions {
                 ));
             }
         }
+        if let Some(samples) = self.msaa {
+            if ![1, 2, 4, 8].contains(&samples) {
+                return Err(format!(
+                    "--msaa: samples per pixel must be 1 (off), 2, 4 or 8, got {samples}"
+                ));
+            }
+        }
         if self.script.is_some() && self.frames.is_none() {
             return Err("--script needs --frames (how long to run the window)".into());
         }
@@ -113,16 +126,17 @@ impl AppOptions {
     }
 }
 
-/// Window settings: MSAA, large batches for thousands of bodies.
-fn window_conf(size: Option<(u32, u32)>) -> macroquad::conf::Conf {
+/// Window settings: size, MSAA samples (checked), large batches for thousands of bodies.
+fn window_conf(size: Option<(u32, u32)>, msaa: Option<u32>) -> macroquad::conf::Conf {
     let (width, height) = size.unwrap_or((1400, 860));
+    let samples = msaa.unwrap_or(DEFAULT_MSAA_SAMPLES);
     macroquad::conf::Conf {
         miniquad_conf: macroquad::miniquad::conf::Conf {
             window_title: "Impulse".to_string(),
             window_width: width as i32,
             window_height: height as i32,
             high_dpi: false,
-            sample_count: 4,
+            sample_count: samples as i32,
             ..Default::default()
         },
         draw_call_vertex_capacity: 60_000,
@@ -140,7 +154,8 @@ pub fn run(options: AppOptions) -> Result<(), CliError> {
     let sandbox = Sandbox::new(scene, source, text);
     let result: Arc<Mutex<Result<(), CliError>>> = Arc::new(Mutex::new(Ok(())));
     let slot = Arc::clone(&result);
-    macroquad::Window::from_config(window_conf(checked.options.size), async move {
+    let conf = window_conf(checked.options.size, checked.options.msaa);
+    macroquad::Window::from_config(conf, async move {
         let outcome = main_loop(checked, sandbox).await;
         if let Ok(mut r) = slot.lock() {
             *r = outcome;

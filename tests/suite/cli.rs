@@ -137,11 +137,14 @@ fn missing_file_and_bad_usage_exit_2() {
         "/dev/null",
     ]);
     assert_eq!(out.status.code(), Some(2));
-    // A sample count the window cannot have is refused before any window opens.
-    let out = impulse(&["scenes/pyramid.ron", "--msaa", "3", "--frames", "1"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr)
-        .contains("--msaa: samples per pixel must be 1 (off), 2, 4 or 8, got 3"));
+    // A sample count the window cannot have is refused before any window opens (a build
+    // without the window refuses every window option with its own message).
+    if cfg!(feature = "app") {
+        let out = impulse(&["scenes/pyramid.ron", "--msaa", "3", "--frames", "1"]);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&out.stderr)
+            .contains("--msaa: samples per pixel must be 1 (off), 2, 4 or 8, got 3"));
+    }
     let out = impulse(&["--help"]);
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stdout).contains("Examples:"));

@@ -29,10 +29,10 @@ fn display_command() -> Option<Command> {
     None
 }
 
-/// Multisampling off: Mesa's software renderer draws the window about twice as fast without
-/// it (the window tests took 85 s with the default 4 samples, 39 s without). One test keeps
-/// the default.
-const NO_MSAA: [&str; 2] = ["--msaa", "1"];
+/// Samples per pixel for the window tests (`--msaa`): multisampling off, which Mesa's
+/// software renderer draws about twice as fast (the window tests took 85 s with the default
+/// 4 samples, 39 s without). One test keeps the default.
+const SAMPLES: &str = "1";
 
 /// Decodes an RGB(A) PNG into pixels.
 fn pixels(path: &Path) -> (u32, u32, Vec<[u8; 3]>) {
@@ -151,7 +151,7 @@ fn pyramid_with_tree_and_islands() {
         "scenes/pyramid.ron",
         "200",
         "tree,islands,centers",
-        NO_MSAA[1],
+        SAMPLES,
     ));
 }
 
@@ -165,7 +165,7 @@ fn pile_with_aabbs_and_touching() {
         "scenes/pile.ron",
         "60",
         "aabbs,touching",
-        NO_MSAA[1],
+        SAMPLES,
     ));
 }
 
@@ -181,7 +181,7 @@ fn stress_flag_runs_the_stress_test_in_the_window() {
     let result = command
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .args(["scenes/stack.ron", "--stress", "--frames", "90"])
-        .args(NO_MSAA)
+        .args(["--msaa", SAMPLES])
         .output()
         .expect("start the window");
     assert_eq!(
@@ -246,7 +246,7 @@ fn scripted(
         .arg(&script)
         .arg("--dump-state")
         .arg(&state)
-        .args(NO_MSAA)
+        .args(["--msaa", SAMPLES])
         .args(extra)
         .output()
         .expect("start the window");

@@ -270,3 +270,55 @@ fn profile_and_counters_are_filled() {
     // The broad phase stays consistent.
     assert!(world.broad_phase().validate().is_ok());
 }
+
+#[test]
+fn a_cube_and_a_sphere_have_the_same_inverse_inertia_in_every_frame() {
+    // I⁻¹ of a multiple of the identity is unchanged by R·I⁻¹·Rᵀ: a turned cube and sphere
+    // give exactly their body-frame value, a multiple of the identity (density 1: a unit
+    // cube has m = 1, I = m/6 per axis; a sphere of radius 0.5 has I = 2/5·m·r² with
+    // m = 4/3·π·r³), while a 1 × 2 × 3 box turned the same way gives R·I⁻¹·Rᵀ with
+    // I_x = m/12·(b² + c²) and so on.
+    use impulse::physics::math::Mat3;
+    let mut world = World::default();
+    let turn = Quat::from_axis_angle(Vec3::new(1.0, 2.0, 3.0).normalize(), 0.7);
+    let cube = dynamic(
+        &mut world,
+        Shape::cuboid(Vec3::splat(0.5)),
+        Vec3::ZERO,
+        turn,
+        0.5,
+    );
+    let sphere = dynamic(&mut world, Shape::sphere(0.5), Vec3::X * 3.0, turn, 0.5);
+    let boxed = dynamic(
+        &mut world,
+        Shape::cuboid(Vec3::new(0.5, 1.0, 1.5)),
+        Vec3::X * 6.0,
+        turn,
+        0.5,
+    );
+    let inverse = |h| world.body(h).unwrap().world_inv_inertia();
+    let sphere_mass = 4.0 / 3.0 * std::f32::consts::PI * 0.125;
+    for (m, expected) in [
+        (inverse(cube), 6.0),
+        (inverse(sphere), 1.0 / (0.4 * sphere_mass * 0.25)),
+    ] {
+        assert_eq!(
+            m,
+            Mat3::IDENTITY * m.x_axis.x,
+            "exactly a multiple of the identity"
+        );
+        assert!((m.x_axis.x - expected).abs() < 1.0e-5 * expected, "{m}");
+    }
+    let (a, b, c) = (1.0f32, 2.0f32, 3.0f32);
+    let principal = Vec3::new(b * b + c * c, a * a + c * c, a * a + b * b) * (6.0 / 12.0);
+    let r = Mat3::from_quat(turn);
+    let expected = r * Mat3::from_diagonal(principal.recip()) * r.transpose();
+    let m = inverse(boxed);
+    for (got, want) in m.to_cols_array().iter().zip(expected.to_cols_array()) {
+        assert!((got - want).abs() < 1.0e-5, "{m} against {expected}");
+    }
+    assert!(
+        m.x_axis.y.abs() > 0.01,
+        "turned, the box's inverse inertia is not diagonal"
+    );
+}

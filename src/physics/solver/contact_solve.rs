@@ -14,7 +14,7 @@ use super::body::SolverBody;
 use super::lanes::{valid_mask, ConstraintLanes, LaneBlocks, PassFactors};
 use super::simd::{f32x4, Quatx4, Vec3x4, LANES};
 use super::StepContext;
-use crate::physics::constants::RELAX_REGULARIZATION;
+use crate::physics::constants::{RELAX_REGULARIZATION, STICKING_FRACTION};
 use crate::physics::math::Vec3;
 use crate::physics::narrow_phase::MAX_MANIFOLD_POINTS;
 
@@ -298,12 +298,12 @@ pub(crate) fn solve_contact_lanes<B: Bodies + ?Sized>(
     }
     match pass {
         Pass::Biased => {
-            solve_friction(c, &mut v);
+            solve_friction(c, &mut v, pass);
             solve_normal(c, cold, factors, &mut v, ctx, pass);
         }
         Pass::Relax => {
             solve_normal(c, cold, factors, &mut v, ctx, pass);
-            solve_friction(c, &mut v);
+            solve_friction(c, &mut v, pass);
         }
     }
     if c.any_rolling {
@@ -408,9 +408,9 @@ fn apply_normal(c: &ConstraintLanes, v: &mut Velocities, total: f32x4, moments: 
     let shifted = total * c.shift;
     let (moment_a, moment_b) = (moments.0 + shifted, moments.1 - shifted);
     v.linear_a -= (c.inv_mass_a * total) * c.normal;
-    v.angular_a -= c.inv_inertia_a.mul_vec3(moment_a.cross(c.normal));
+    v.angular_a -= c.turn_a(moment_a.cross(c.normal));
     v.linear_b += (c.inv_mass_b * total) * c.normal;
-    v.angular_b += c.inv_inertia_b.mul_vec3(moment_b.cross(c.normal));
+    v.angular_b += c.turn_b(moment_b.cross(c.normal));
 }
 
 /// Bits per lane of a packed factorisation key ([`PassFactors::keys`]).
@@ -490,6 +490,24 @@ fn block_delta(
     delta
 }
 
+/// The lanes whose friction the biased pass can leave to the relax pass: no load and no
+/// friction impulse (the rows would do nothing: their limit is zero), or friction impulses
+/// within [`STICKING_FRACTION`] of their Coulomb limits (μ·Σλ_n across, μ·Σλ_n,i·d_i about
+/// the normal), where the biased rows would only answer the kick and the warm start, which
+/// undo each other up to what the relax pass left over (see the module notes).
+#[inline(always)]
+fn sticking(c: &ConstraintLanes, total: f32x4, twist_limit: f32x4) -> f32x4 {
+    let zero = f32x4::ZERO;
+    let [t0, t1] = c.friction_impulse;
+    let len2 = t0 * t0 + t1 * t1;
+    let twist = c.twist_impulse;
+    let unloaded = total.simd_eq(zero) & len2.simd_eq(zero) & twist.simd_eq(zero);
+    let fraction = f32x4::splat(STICKING_FRACTION) * c.friction;
+    let (max, twist_max) = (fraction * total, fraction * twist_limit);
+    let within = total.simd_gt(zero) & len2.simd_le(max * max) & twist.abs().simd_le(twist_max);
+    unloaded | within
+}
+
 /// Coulomb friction of the whole manifold (as Rapier's and Bepu's contact constraints):
 /// - at its centre, the two directions together: λ_t ← clamp(λ_t − M_t·v_t,
 ///   |λ_t| ≤ μ·Σλ_n) with M_t the inverse 2×2 tangent mass matrix at the centre;
@@ -498,13 +516,18 @@ fn block_delta(
 ///   centre across the normal.
 ///
 /// Three rows per manifold in place of two per point: the passes' most repeated work.
-fn solve_friction(c: &mut ConstraintLanes, v: &mut Velocities) {
-    let tangents = c.tangents();
+fn solve_friction(c: &mut ConstraintLanes, v: &mut Velocities, pass: Pass) {
     let (mut total, mut twist_limit) = (f32x4::ZERO, f32x4::ZERO);
     for p in &c.points[..c.count] {
         total += p.normal_impulse;
         twist_limit += p.normal_impulse * p.lever;
     }
+    if let Pass::Biased = pass {
+        if sticking(c, total, twist_limit).all() {
+            return;
+        }
+    }
+    let tangents = c.tangents();
     let (ra, rb) = arms(c, c.centre_a, c.centre_b);
     let relative = v.at_point(ra, rb);
     let (v0, v1) = (tangents[0].dot(relative), tangents[1].dot(relative));
@@ -550,17 +573,17 @@ fn apply_friction(
 ) {
     let impulse = d0 * t0 + d1 * t1;
     v.linear_a -= c.inv_mass_a * impulse;
-    v.angular_a -= c.inv_inertia_a.mul_vec3(ra.cross(impulse));
+    v.angular_a -= c.turn_a(ra.cross(impulse));
     v.linear_b += c.inv_mass_b * impulse;
-    v.angular_b += c.inv_inertia_b.mul_vec3(rb.cross(impulse));
+    v.angular_b += c.turn_b(rb.cross(impulse));
 }
 
 /// Applies a twist impulse `d` about the normal: each body turns by d·I⁻¹n.
 #[inline(always)]
 fn apply_twist(c: &ConstraintLanes, v: &mut Velocities, d: f32x4) {
     let moment = d * c.normal;
-    v.angular_a -= c.inv_inertia_a.mul_vec3(moment);
-    v.angular_b += c.inv_inertia_b.mul_vec3(moment);
+    v.angular_a -= c.turn_a(moment);
+    v.angular_b += c.turn_b(moment);
 }
 
 /// Runs `f` on every lane with rolling resistance: its rolling data, its total normal
@@ -841,6 +864,32 @@ mod tests {
         let mut lanes = prepare(inputs, bodies, &groups);
         run(Work::solve(pass, false), bodies, &mut lanes, ctx);
         impulses(&lanes).into_iter().flat_map(|(_, p)| p).collect()
+    }
+
+    #[test]
+    fn contacts_well_inside_their_friction_cone_or_unloaded_stick() {
+        // μ = 0.5, Σλ_n = 10, Σλ_n·d = 2 (limits 5 across and 1 about the normal; the
+        // sticking bounds are STICKING_FRACTION = 0.8 of them: 4 and 0.8).
+        // lane 0: |λ_t| = 3.9, twist 0.5: sticks;  lane 1: |λ_t| = 4.1: near sliding;
+        // lane 2: nothing carried and no load: sticks (its rows would do nothing);
+        // lane 3: |λ_t| = 1 with twist 0.9 past 0.8: turning, does not stick.
+        assert_eq!(STICKING_FRACTION, 0.8);
+        let mut c = ConstraintLanes {
+            friction: f32x4::splat(0.5),
+            friction_impulse: [
+                f32x4::new([0.0, 4.1, 0.0, 0.6]),
+                f32x4::new([3.9, 0.0, 0.0, 0.8]),
+            ],
+            twist_impulse: f32x4::new([0.5, 0.0, 0.0, -0.9]),
+            ..ConstraintLanes::default()
+        };
+        let total = f32x4::new([10.0, 10.0, 0.0, 10.0]);
+        let twist_limit = f32x4::new([2.0, 2.0, 0.0, 2.0]);
+        assert_eq!(sticking(&c, total, twist_limit).to_bitmask(), 0b0101);
+        // Unloaded but still carrying a friction impulse (the biased rows take it back to
+        // zero): lane 2 no longer sticks.
+        c.friction_impulse[0] = f32x4::new([0.0, 4.1, 0.1, 0.6]);
+        assert_eq!(sticking(&c, total, twist_limit).to_bitmask(), 0b0001);
     }
 
     fn context(h: f32) -> StepContext {

@@ -116,6 +116,16 @@ impl LaneBlocks {
     }
 }
 
+/// M·v, or m·v where every lane of M is m times the identity (`isotropic`).
+#[inline(always)]
+fn turn(m: &SymMat3x4, isotropic: bool, v: Vec3x4) -> Vec3x4 {
+    if isotropic {
+        m.xx * v
+    } else {
+        m.mul_vec3(v)
+    }
+}
+
 /// Four constraints of one colour (see the module notes): what every pass reads.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct ConstraintLanes {
@@ -127,6 +137,9 @@ pub(crate) struct ConstraintLanes {
     /// The bodies' world inverse inertias, fixed for the step.
     pub inv_inertia_a: SymMat3x4,
     pub inv_inertia_b: SymMat3x4,
+    /// Every one of those inertias is a multiple of the identity (cubes, spheres, the
+    /// static stand-in): a turn I⁻¹·v is then that multiple times v ([`Self::turn_a`]).
+    pub isotropic: bool,
     /// How far the arms have followed the bodies since the step start
     /// (`contact_solve.rs`): measured when the bodies move, once per sub-step.
     pub shift: Vec3x4,
@@ -168,6 +181,20 @@ impl ConstraintLanes {
     #[inline]
     pub fn exists(&self) -> [f32x4; MAX_MANIFOLD_POINTS] {
         std::array::from_fn(|j| self.lane_counts.simd_gt(f32x4::splat(j as f32)))
+    }
+
+    /// I_a⁻¹·v in every lane: with [`Self::isotropic`] three products instead of nine and
+    /// six sums, and the same value (the terms it leaves out are zeros; only the sign of a
+    /// zero result can differ).
+    #[inline(always)]
+    pub fn turn_a(&self, v: Vec3x4) -> Vec3x4 {
+        turn(&self.inv_inertia_a, self.isotropic, v)
+    }
+
+    /// I_b⁻¹·v in every lane (see [`Self::turn_a`]).
+    #[inline(always)]
+    pub fn turn_b(&self, v: Vec3x4) -> Vec3x4 {
+        turn(&self.inv_inertia_b, self.isotropic, v)
     }
 
     /// The two friction tangents: each lane's normal completed to an orthonormal basis
@@ -243,6 +270,7 @@ impl ConstraintLanes {
             twist[l] = scale * shared.twist_impulse;
             counts[l] = c.count;
         }
+        self.isotropic = self.inv_inertia_a.is_isotropic() && self.inv_inertia_b.is_isotropic();
         self.lane_counts = f32x4::new(counts.map(|n| n as f32));
         let exists = self.exists();
         let linear = f32x4::new(linear);
@@ -288,18 +316,15 @@ impl ConstraintLanes {
         {
             let rows_a = directions.map(|d| centre_a.cross(d));
             let rows_b = directions.map(|d| centre_b.cross(d));
-            let turns_a = rows_a.map(|r| self.inv_inertia_a.mul_vec3(r));
-            let turns_b = rows_b.map(|r| self.inv_inertia_b.mul_vec3(r));
+            let turns_a = rows_a.map(|r| self.turn_a(r));
+            let turns_b = rows_b.map(|r| self.turn_b(r));
             self.centre_a = centre_a;
             self.centre_b = centre_b;
             self.friction_mass = tangent_mass(linear, &rows_a, &turns_a, &rows_b, &turns_b);
             // Last step's world friction impulse (the points' shares summed) on this
             // step's basis.
             self.friction_impulse = [1, 2].map(|d| warm * friction_impulse.dot(directions[d]));
-            let (turn_a, turn_b) = (
-                self.inv_inertia_a.mul_vec3(self.normal),
-                self.inv_inertia_b.mul_vec3(self.normal),
-            );
+            let (turn_a, turn_b) = (self.turn_a(self.normal), self.turn_b(self.normal));
             let k = self.normal.dot(turn_a) + self.normal.dot(turn_b);
             self.twist_mass = k.simd_gt(zero).select(f32x4::ONE / k, zero);
             self.twist_impulse = f32x4::new(twist);
@@ -314,8 +339,8 @@ impl ConstraintLanes {
             let exists = exists[j];
             let (ra, rb) = anchors[j];
             let (row_a, row_b) = (ra.cross(self.normal), rb.cross(self.normal));
-            let turn_a = self.inv_inertia_a.mul_vec3(row_a);
-            let turn_b = self.inv_inertia_b.mul_vec3(row_b);
+            let turn_a = self.turn_a(row_a);
+            let turn_b = self.turn_b(row_b);
             let k = linear + row_a.dot(turn_a) + row_b.dot(turn_b);
             let dv = linear_b + angular_b.cross(rb) - linear_a - angular_a.cross(ra);
             let off = ra - centre_a;
@@ -606,6 +631,56 @@ mod tests {
         assert!((m[0] * k00 + m[1] * k01 - 1.0).abs() < 1e-5);
         assert!((m[0] * k01 + m[1] * k11).abs() < 1e-5);
         assert!((m[1] * k01 + m[2] * k11 - 1.0).abs() < 1e-5);
+    }
+
+    #[test]
+    fn isotropic_groups_turn_by_one_number_with_the_matrix_bits() {
+        // Cubes of different masses and the static stand-in: every inertia a multiple of
+        // the identity, so the group is isotropic and a turn is m·v, the same bits as the
+        // full product (whose other terms are zeros); one rotated box among them makes the
+        // group take the full product.
+        let mut rng = Lcg(7);
+        let cube = |scale: f32| SolverBody {
+            inv_mass: scale,
+            inv_inertia: Mat3::IDENTITY * (6.0 * scale),
+            ..SolverBody::STATIC
+        };
+        let mut bodies = vec![
+            SolverBody::STATIC,
+            cube(1.0),
+            cube(0.25),
+            cube(3.0),
+            cube(0.5),
+        ];
+        let inputs: Vec<ConstraintInput> = [(1, 2), (0, 3), (4, 0), (3, 1)]
+            .iter()
+            .enumerate()
+            .map(|(l, &(a, b))| {
+                let p = point(rng.vec_in(0.5), rng.vec_in(0.5));
+                ConstraintInput::new(a, b, &[p], shared(l as u32, Vec3::Y))
+            })
+            .collect();
+        let (c, _) = prepared(&inputs, &bodies);
+        assert!(c.isotropic);
+        for _ in 0..100 {
+            let v = Vec3x4::gather(std::array::from_fn(|_| rng.vec_in(3.0)));
+            let (full_a, full_b) = (c.inv_inertia_a.mul_vec3(v), c.inv_inertia_b.mul_vec3(v));
+            for l in 0..LANES {
+                assert_eq!(c.turn_a(v).lane(l), full_a.lane(l));
+                assert_eq!(c.turn_b(v).lane(l), full_b.lane(l));
+            }
+        }
+        let axes = Mat3::from_quat(rng.rotation());
+        bodies[4].inv_inertia =
+            axes * Mat3::from_diagonal(Vec3::new(1.0, 2.0, 3.0)) * axes.transpose();
+        let (c, _) = prepared(&inputs, &bodies);
+        assert!(!c.isotropic);
+        let v = Vec3x4::gather([Vec3::new(0.3, -1.0, 2.0); LANES]);
+        assert_eq!(c.turn_a(v).lane(2), c.inv_inertia_a.mul_vec3(v).lane(2));
+        assert_eq!(
+            c.turn_a(v).lane(2),
+            bodies[4].inv_inertia * Vec3::new(0.3, -1.0, 2.0)
+        );
     }
 
     #[test]

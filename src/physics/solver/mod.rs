@@ -53,7 +53,15 @@
 //! were load, and a light body squeezed under a heavy one rocks on them (a 100 kg cube on a
 //! 1 kg cube jittered at 0.2 m/s; Rapier keeps friction out of its biased pass for the same
 //! reason). Solved before the block, it only sees gravity, forces and the carried-over
-//! impulses; the relax pass then removes any sliding the push-out left.
+//! impulses; the relax pass then removes any sliding the push-out left. Where a contact
+//! *sticks* (its friction impulses use at most
+//! [`STICKING_FRACTION`](super::constants::STICKING_FRACTION) of their Coulomb limits, or it
+//! carries no load and no friction at all) the biased pass skips its friction rows, a lane
+//! group at a time when all four lanes stick: what they would answer there is the kick and
+//! the warm start, which undo each other up to what the relax pass left. Rapier 0.36 leaves
+//! friction out of its biased pass altogether; here contacts that slide or are about to keep
+//! both solves (skipping them too let a crate slide off the swinging bridge scene). The
+//! resting wall pyramids skip it in 87 % (base 20) and 79 % (base 40) of their lane groups.
 //!
 //! **Friction acts on the whole manifold** (as Rapier's and Bepu's contact constraints):
 //! the two tangent directions at the manifold's centre, solved together with their 2×2
@@ -98,6 +106,11 @@
 //! arms that are visibly stale. A single shared point (the anchors' midpoint) would be
 //! exact but moves with the bodies' relative motion, which is the buckling feedback again
 //! (measured: the 20-stack fell at 12 s with a shared midpoint, held with separate anchors).
+//!
+//! **Isotropic inertia.** A cube's or a sphere's inverse inertia is a multiple of the
+//! identity in every frame (`Body::world_inv_inertia` returns it unrotated), and a lane
+//! group whose eight bodies all have one turns an impulse by three products instead of a
+//! symmetric 3×3 product (`ConstraintLanes::turn_a`), the same bits.
 //!
 //! **Colours and lanes.** The constraints are coloured so that no two of a colour move the
 //! same body ([`graph_colour`]), taking them from the lowest up so that a body's supports

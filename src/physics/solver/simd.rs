@@ -202,6 +202,15 @@ impl SymMat3x4 {
         self.yz.as_mut_array()[l] = m.z_axis.y;
     }
 
+    /// True when every lane is a multiple of the identity: zero off the diagonal, the three
+    /// diagonal entries equal.
+    #[inline]
+    pub fn is_isotropic(&self) -> bool {
+        let zero = f32x4::ZERO;
+        let off = self.xy.simd_eq(zero) & self.xz.simd_eq(zero) & self.yz.simd_eq(zero);
+        (off & self.xx.simd_eq(self.yy) & self.yy.simd_eq(self.zz)).all()
+    }
+
     /// M·v per lane, each row summed in the order glam's scalar `Mat3 * Vec3` uses (so a
     /// lane of an exactly symmetric matrix gets the scalar bits).
     #[inline]

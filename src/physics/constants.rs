@@ -81,7 +81,7 @@ pub const RELAX_REGULARIZATION: f32 = 1.0e-4;
 /// their limits, sliding or about to, keep both friction solves: with every loaded contact
 /// skipped (as Rapier 0.36 does by default), a crate on the swinging bridge scene slid off
 /// its plank; at 0.95 the offset-column and ragdoll tests fail; at 0.8 the biased pass skips
-/// the friction of 87 % of the base-20 wall pyramid's lane groups.
+/// the friction of 84 % of the base-20 wall pyramid's lane groups.
 pub const STICKING_FRACTION: f32 = 0.8;
 
 /// Default stiffness of contacts between dynamic bodies, Hz. Soft contacts push out

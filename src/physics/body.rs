@@ -411,17 +411,9 @@ impl Body {
     /// the identity (a cube, a sphere) is the same in every frame and is returned as it is,
     /// without the rounding of the two products, so the solver can use it as one number.
     pub fn world_inv_inertia(&self) -> Mat3 {
-        let m = &self.local_inv_inertia;
-        let d = m.x_axis.x;
-        let isotropic = m.y_axis.y == d
-            && m.z_axis.z == d
-            && [
-                m.x_axis.y, m.x_axis.z, m.y_axis.x, m.y_axis.z, m.z_axis.x, m.z_axis.y,
-            ]
-            .iter()
-            .all(|&e| e == 0.0);
-        if isotropic {
-            return *m;
+        let m = self.local_inv_inertia;
+        if m == Mat3::from_diagonal(Vec3::splat(m.x_axis.x)) {
+            return m;
         }
         let r = Mat3::from_quat(self.rotation);
         r * self.local_inv_inertia * r.transpose()

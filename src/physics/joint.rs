@@ -29,6 +29,11 @@ use super::math::{Mat3, Quat, Vec3};
 use super::solver::{Softness, SolverBody};
 use super::world::{BodyHandle, World};
 
+/// How far a hinge's axis may lean towards an axis a locked body may not turn about
+/// (the length of the unit axis' part along the locked axes; 10⁻³ is 0.06°) before
+/// `create_joint` refuses the hinge.
+pub const HINGE_AXIS_LOCK_TOLERANCE: f32 = 1.0e-3;
+
 /// Stiffness of the rigid rows in the biased pass, Hz (Box2D v3's joint hertz).
 pub const JOINT_HERTZ: f32 = 60.0;
 /// Damping ratio of the rigid rows in the biased pass (Box2D v3's joint damping ratio).
@@ -401,6 +406,11 @@ pub(crate) struct JointConstraint {
     pub center_b: Vec3,
     pub rotation_a: Quat,
     pub rotation_b: Quat,
+    /// Inverse masses along the world axes: 0 on a body's locked translation axes, so the
+    /// rows see the mass the body really has there (the solver's scalar `inv_mass` would
+    /// let a row push along an axis whose velocity the locks then take out).
+    pub inv_mass_a: Vec3,
+    pub inv_mass_b: Vec3,
     pub kind: JointKind,
     pub impulse: Vec3,
     pub extra: [f32; 5],
@@ -423,12 +433,12 @@ fn point_velocity(body: &SolverBody, r: Vec3) -> Vec3 {
 fn apply(bodies: &mut [SolverBody], c: &JointConstraint, ra: Vec3, rb: Vec3, p: Vec3) {
     if c.a != 0 {
         let a = &mut bodies[c.a as usize];
-        a.linear_velocity -= a.inv_mass * p;
+        a.linear_velocity -= c.inv_mass_a * p;
         a.angular_velocity -= a.inv_inertia * ra.cross(p);
     }
     if c.b != 0 {
         let b = &mut bodies[c.b as usize];
-        b.linear_velocity += b.inv_mass * p;
+        b.linear_velocity += c.inv_mass_b * p;
         b.angular_velocity += b.inv_inertia * rb.cross(p);
     }
 }
@@ -472,8 +482,7 @@ pub(crate) fn solve_joints(
         // The row along u: effective mass inverse.
         let k_along = {
             let (ua, ub) = (ra.cross(u), rb.cross(u));
-            body_a.inv_mass
-                + body_b.inv_mass
+            u.dot((c.inv_mass_a + c.inv_mass_b) * u)
                 + ua.dot(body_a.inv_inertia * ua)
                 + ub.dot(body_b.inv_inertia * ub)
         };
@@ -528,10 +537,10 @@ pub(crate) fn solve_joints(
                 // Limits: each pushes one way only; slack ones are speculative.
                 if let Some((lower, upper)) = limits {
                     if k_axis > 0.0 {
-                        for (slot, gap, sign) in [
-                            (3usize, hinge.angle - lower, 1.0f32),
-                            (4, upper - hinge.angle, -1.0),
-                        ] {
+                        let angle = angle_near(hinge.angle, 0.5 * (lower + upper));
+                        for (slot, gap, sign) in
+                            [(3usize, angle - lower, 1.0f32), (4, upper - angle, -1.0)]
+                        {
                             let cdot = sign * spin(bodies).dot(hinge.axis);
                             let delta = if gap > 0.0 {
                                 -(cdot + gap / h) / k_axis
@@ -547,30 +556,31 @@ pub(crate) fn solve_joints(
                         }
                     }
                 }
-                // Alignment: the two axes stay parallel (2 rows across the axis).
+                // Alignment: the two axes stay parallel (2 rows across the axis), K the
+                // 2×2 block (a third, empty row and column for `solve_symmetric`).
                 let k11 = hinge.r1.dot(inv_sum * hinge.r1);
                 let k12 = hinge.r1.dot(inv_sum * hinge.r2);
                 let k22 = hinge.r2.dot(inv_sum * hinge.r2);
-                let det = k11 * k22 - k12 * k12;
-                if det > f32::MIN_POSITIVE {
-                    // These rows' rate is B's spin relative to A's (see `Hinge`).
-                    let w = -spin(bodies);
-                    let (mut c1, mut c2) = (w.dot(hinge.r1), w.dot(hinge.r2));
-                    if biased {
-                        c1 += soft.bias_rate * hinge.error.0;
-                        c2 += soft.bias_rate * hinge.error.1;
-                    }
-                    // Solve K·λ = −ċ.
-                    let l1 = -(k22 * c1 - k12 * c2) / det;
-                    let l2 = -(k11 * c2 - k12 * c1) / det;
-                    let (d1, d2) = (
-                        mass_scale * l1 - impulse_scale * c.extra[0],
-                        mass_scale * l2 - impulse_scale * c.extra[1],
-                    );
-                    c.extra[0] += d1;
-                    c.extra[1] += d2;
-                    apply_angular(bodies, c, hinge.r1 * d1 + hinge.r2 * d2);
+                let k = Mat3::from_cols(
+                    Vec3::new(k11, k12, 0.0),
+                    Vec3::new(k12, k22, 0.0),
+                    Vec3::ZERO,
+                );
+                // These rows' rate is B's spin relative to A's (see `Hinge`).
+                let w = -spin(bodies);
+                let mut rate = Vec3::new(w.dot(hinge.r1), w.dot(hinge.r2), 0.0);
+                if biased {
+                    rate += soft.bias_rate * Vec3::new(hinge.error.0, hinge.error.1, 0.0);
                 }
+                // Solve K·λ = −ċ.
+                let l = -solve_symmetric(k, rate);
+                let (d1, d2) = (
+                    mass_scale * l.x - impulse_scale * c.extra[0],
+                    mass_scale * l.y - impulse_scale * c.extra[1],
+                );
+                c.extra[0] += d1;
+                c.extra[1] += d2;
+                apply_angular(bodies, c, hinge.r1 * d1 + hinge.r2 * d2);
                 // The anchors coincide: the ball-and-socket rows (the anchors and arms depend
                 // on the sub-step's positions only, which the rows above did not change).
                 point_rows(bodies, c, d, ra, rb, biased, &soft);
@@ -591,8 +601,24 @@ pub(crate) fn solve_joints(
                     continue;
                 }
                 let v = relative.dot(u);
-                // Lower limit (pushes apart, impulse ≥ 0), then upper (pulls, ≤ 0); a rod is
-                // both at once.
+                if min == max {
+                    // A rod: one two-sided row, C = |d| − L, Ċ = v, its impulse of either
+                    // sign. (As two one-sided limits at the same length, the row that is
+                    // slack in a sub-step stays speculative and keeps its warm-started
+                    // impulse while the other pulls against it: two rods in a V rang up
+                    // and exploded.)
+                    let delta = if pass == JointPass::Biased {
+                        let (mass_scale, impulse_scale) = scales(&soft);
+                        -mass_scale * (v + soft.bias_rate * (length - max)) / k_along
+                            - impulse_scale * c.impulse.x
+                    } else {
+                        -v / k_along
+                    };
+                    c.impulse.x += delta;
+                    apply(bodies, c, ra, rb, u * delta);
+                    continue;
+                }
+                // Lower limit (pushes apart, impulse ≥ 0), then upper (pulls, ≤ 0).
                 for (row, limit, sign) in [(0usize, min, 1.0f32), (1, max, -1.0)] {
                     if row == 0 && min <= 0.0 {
                         continue;
@@ -672,19 +698,15 @@ fn point_rows(
     soft: &Softness,
 ) {
     let (body_a, body_b) = (bodies[c.a as usize], bodies[c.b as usize]);
-    let k = Mat3::from_diagonal(Vec3::splat(body_a.inv_mass + body_b.inv_mass))
+    let k = Mat3::from_diagonal(c.inv_mass_a + c.inv_mass_b)
         - skew(ra) * body_a.inv_inertia * skew(ra)
         - skew(rb) * body_b.inv_inertia * skew(rb);
-    if k.determinant().abs() <= f32::MIN_POSITIVE {
-        return;
-    }
-    let inv_k = k.inverse();
     let relative = point_velocity(&body_b, rb) - point_velocity(&body_a, ra);
     let p = if biased {
         let (mass_scale, impulse_scale) = scales(soft);
-        -mass_scale * (inv_k * (relative + soft.bias_rate * d)) - impulse_scale * c.impulse
+        -mass_scale * solve_symmetric(k, relative + soft.bias_rate * d) - impulse_scale * c.impulse
     } else {
-        -(inv_k * relative)
+        -solve_symmetric(k, relative)
     };
     c.impulse += p;
     apply(bodies, c, ra, rb, p);
@@ -699,19 +721,9 @@ fn weld_rows(
     soft: &Softness,
 ) {
     let (body_a, body_b) = (bodies[c.a as usize], bodies[c.b as usize]);
-    let mut k = body_a.inv_inertia + body_b.inv_inertia;
     // An axis neither body may turn about (a locked rotation, or a planar world welded to
-    // a static body) has a zero row and column: solve the free axes only (a unit diagonal
-    // there gives an impulse that turns nothing).
-    for i in 0..3 {
-        if k.col(i).length_squared() <= f32::MIN_POSITIVE {
-            k.col_mut(i)[i] = 1.0;
-        }
-    }
-    if k.determinant().abs() <= f32::MIN_POSITIVE {
-        return;
-    }
-    let inv_k = k.inverse();
+    // a static body) leaves K singular: `solve_symmetric` solves the free axes only.
+    let k = body_a.inv_inertia + body_b.inv_inertia;
     // The rate of the error θ is ω_a − ω_b; `apply_angular(l)` changes it by −K·l.
     let rate = body_a.angular_velocity - body_b.angular_velocity;
     let accumulated = Vec3::from_slice(&c.extra[..3]);
@@ -722,9 +734,9 @@ fn weld_rows(
         // The short way round: q and −q are the same rotation.
         let error = 2.0 * e.w.signum() * Vec3::new(e.x, e.y, e.z);
         let (mass_scale, impulse_scale) = scales(soft);
-        mass_scale * (inv_k * (rate + soft.bias_rate * error)) - impulse_scale * accumulated
+        mass_scale * solve_symmetric(k, rate + soft.bias_rate * error) - impulse_scale * accumulated
     } else {
-        inv_k * rate
+        solve_symmetric(k, rate)
     };
     (accumulated + l).write_to_slice(&mut c.extra[..3]);
     apply_angular(bodies, c, l);
@@ -757,17 +769,71 @@ impl Swing {
 /// ball joint there holds it: turning about that point moves the centre of mass too
 /// (parallel axes). Woodbury's identity on I + m·[r]×ᵀ[r]× gives it from I⁻¹ without
 /// inverting I (which a locked axis makes singular): M + M[r]×K⁻¹[r]×M, with M = I⁻¹ and
-/// K = m⁻¹𝟙 − [r]×M[r]× the point's effective mass matrix. Zero for a body that does not
-/// move.
-fn pivot_inv_inertia(body: &SolverBody, arm: Vec3) -> Mat3 {
-    let k =
-        Mat3::from_diagonal(Vec3::splat(body.inv_mass)) - skew(arm) * body.inv_inertia * skew(arm);
-    if body.inv_mass <= 0.0 || k.determinant().abs() <= f32::MIN_POSITIVE {
-        return Mat3::ZERO;
-    }
-    let m = body.inv_inertia;
-    m + m * skew(arm) * k.inverse() * skew(arm) * m
+/// K = diag(m⁻¹) − [r]×M[r]× the point's effective mass matrix (m⁻¹ per world axis, 0 on
+/// a locked one). Where K is singular the anchor cannot move that way at all and
+/// `solve_symmetric` leaves that direction out. Zero for a body that does not move.
+fn pivot_inv_inertia(inv_mass: Vec3, inv_inertia: Mat3, arm: Vec3) -> Mat3 {
+    let k = Mat3::from_diagonal(inv_mass) - skew(arm) * inv_inertia * skew(arm);
+    let y = skew(arm) * inv_inertia;
+    let k_inv_y = Mat3::from_cols(
+        solve_symmetric(k, y.x_axis),
+        solve_symmetric(k, y.y_axis),
+        solve_symmetric(k, y.z_axis),
+    );
+    inv_inertia + inv_inertia * skew(arm) * k_inv_y
 }
+
+/// Solves K·x = b for a symmetric positive semi-definite 3×3 K (an effective mass matrix)
+/// by Gaussian elimination with diagonal pivoting: the largest remaining diagonal first,
+/// stopping when what remains is below [`RANK_TOLERANCE`] of K's largest diagonal. Those
+/// directions are ones the bodies cannot move along (a locked axis, a hinge on a planar
+/// body), up to rounding; their part of x is 0 and their part of b is left unanswered,
+/// where a plain inverse would divide by the rounding error and fling the bodies.
+fn solve_symmetric(k: Mat3, b: Vec3) -> Vec3 {
+    let mut a = k.transpose().to_cols_array_2d(); // a[row][column]
+    let mut rhs = b.to_array();
+    let largest = a[0][0].max(a[1][1]).max(a[2][2]);
+    if !(largest > 0.0 && largest.is_finite()) {
+        return Vec3::ZERO;
+    }
+    let tolerance = RANK_TOLERANCE * largest;
+    let mut order = [0usize; 3];
+    let mut done = [false; 3];
+    let mut rank = 0;
+    while rank < 3 {
+        let Some(i) = (0..3)
+            .filter(|&i| !done[i])
+            .max_by(|&i, &j| a[i][i].total_cmp(&a[j][j]))
+        else {
+            break;
+        };
+        if a[i][i] <= tolerance {
+            break;
+        }
+        done[i] = true;
+        order[rank] = i;
+        rank += 1;
+        for j in (0..3).filter(|&j| !done[j]) {
+            let f = a[j][i] / a[i][i];
+            for l in 0..3 {
+                a[j][l] -= f * a[i][l];
+            }
+            rhs[j] -= f * rhs[i];
+        }
+    }
+    let mut x = [0.0f32; 3];
+    for step in (0..rank).rev() {
+        let i = order[step];
+        let later: f32 = order[step + 1..rank].iter().map(|&l| a[i][l] * x[l]).sum();
+        x[i] = (rhs[i] - later) / a[i][i];
+    }
+    Vec3::from_array(x)
+}
+
+/// The smallest pivot [`solve_symmetric`] solves for, as a fraction of the matrix's largest
+/// diagonal: well above f32 rounding (~10⁻⁷ relative) and well below real mass or inertia
+/// ratios inside one joint (a gram body on a 100 kg one is 10⁻⁵).
+const RANK_TOLERANCE: f32 = 1.0e-6;
 
 /// Applies the swing impulse `turn` (+ to A, − to B). Against the world (B = 0), A turns
 /// about the anchor at arm `ra`, which stays where it is: Δω = I_p⁻¹·L and Δv = r_a × Δω with
@@ -780,9 +846,11 @@ fn apply_swing(bodies: &mut [SolverBody], c: &JointConstraint, ra: Vec3, turn: V
         return;
     }
     let body = &mut bodies[c.a as usize];
-    let spin = pivot_inv_inertia(body, ra) * turn;
+    let spin = pivot_inv_inertia(c.inv_mass_a, body.inv_inertia, ra) * turn;
     body.angular_velocity += spin;
-    body.linear_velocity += ra.cross(spin);
+    // The centre of mass turns about the anchor, along the axes the body may move on.
+    let free = Vec3::select(c.inv_mass_a.cmpgt(Vec3::ZERO), Vec3::ONE, Vec3::ZERO);
+    body.linear_velocity += free * ra.cross(spin);
 }
 
 /// The swing limit of a ball joint: C = half_angle − θ ≥ 0 with θ the angle between A's axis
@@ -808,7 +876,7 @@ fn swing_row(
     // Against the world (or a static body) A turns about the anchor; between two moving
     // bodies each turns about its centre of mass (see `apply_swing`).
     let k = if c.b == 0 {
-        r.dot(pivot_inv_inertia(body_a, ra) * r)
+        r.dot(pivot_inv_inertia(c.inv_mass_a, body_a.inv_inertia, ra) * r)
     } else {
         r.dot((body_a.inv_inertia + body_b.inv_inertia) * r)
     };
@@ -893,6 +961,16 @@ fn hinge_angle(axis: Vec3, reference_a: Vec3, reference_b: Vec3) -> f32 {
         .atan2(reference_a.dot(reference_b))
 }
 
+/// The angle equal to `angle` up to whole turns that lies within half a turn of `middle`
+/// (the middle of a hinge's limits), rad. The hinge's angle wraps at ±π; measured this way,
+/// an angle past a limit is past the nearer one (the way round through the forbidden arc),
+/// and a limit at −π or π is not met at once from the other side when the angle wraps.
+fn angle_near(angle: f32, middle: f32) -> f32 {
+    let tau = std::f32::consts::TAU;
+    let turns = ((angle - middle) / tau).round();
+    angle - turns * tau
+}
+
 /// (mass scale, impulse scale) of a softness: Δλ = −s_m·m·(v + b) − s_i·λ.
 fn scales(s: &Softness) -> (f32, f32) {
     let impulse_scale = s.compliance_scale / (1.0 + s.compliance_scale);
@@ -919,6 +997,7 @@ impl World {
         if !dynamic {
             return Err("a joint needs a dynamic body on one side".into());
         }
+        self.check_hinge_axis(&def)?;
         self.wake_body_index(def.body_a.index());
         if let Some(b) = def.body_b {
             self.wake_body_index(b.index());
@@ -933,6 +1012,51 @@ impl World {
             force: 0.0,
             extra: [0.0; 5],
         }))
+    }
+
+    /// Refuses a hinge whose axis a dynamic body's locks (its own, or the planar world's)
+    /// forbid it to turn about: the hinge could only hold such a body still, as a weld does.
+    fn check_hinge_axis(&self, def: &JointDef) -> Result<(), String> {
+        let JointKind::Revolute { axis_a, axis_b, .. } = def.kind else {
+            return Ok(());
+        };
+        let sides = [("a", Some(def.body_a), axis_a), ("b", def.body_b, axis_b)];
+        for (side, handle, local_axis) in sides {
+            let Some(body) = handle.and_then(|h| self.bodies.get(h)) else {
+                continue;
+            };
+            if !body.is_dynamic() {
+                continue;
+            }
+            let locks = if self.settings.planar {
+                body.locked.union(super::body::Locks::PLANAR)
+            } else {
+                body.locked
+            };
+            let axis = (body.rotation() * local_axis).normalize_or_zero();
+            let locked_part = axis * (Vec3::ONE - locks.angular_free());
+            if locked_part.length() > HINGE_AXIS_LOCK_TOLERANCE {
+                let names = ["x", "y", "z"];
+                let locked: Vec<&str> = (0..3)
+                    .filter(|&i| locks.rotation[i])
+                    .map(|i| names[i])
+                    .collect();
+                let why = if self.settings.planar {
+                    "the planar world lets it turn about z only"
+                } else {
+                    "its rotation is locked"
+                };
+                return Err(format!(
+                    "hinge axis ({:.3}, {:.3}, {:.3}) is one body {side} may not turn about \
+                     ({why}: about {}); use a weld (Fixed) to hold it, or a hinge about a free axis",
+                    axis.x,
+                    axis.y,
+                    axis.z,
+                    locked.join(", ")
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Removes a joint (its bodies wake); false if it was already gone.
@@ -1072,6 +1196,11 @@ impl World {
                 .map(|g| g as u32)
         };
         let first_dynamic = 1 + self.scratch.kinematic_count as u32;
+        let (solver_bodies, forces) = (&self.scratch.solver_bodies, &self.scratch.solver_forces);
+        let inv_mass = |index: u32| {
+            let i = index as usize;
+            solver_bodies[i].inv_mass * forces[i].linear_free
+        };
         for (handle, joint) in self.joints.iter() {
             let Some(a) = self.bodies.get(joint.def.body_a) else {
                 continue;
@@ -1108,6 +1237,8 @@ impl World {
                 center_b,
                 rotation_a,
                 rotation_b,
+                inv_mass_a: inv_mass(ia),
+                inv_mass_b: inv_mass(ib),
                 kind: joint.def.kind,
                 impulse: if self.settings.enable_warm_starting {
                     joint.impulse

@@ -128,6 +128,12 @@ fn integrate_position(body: &mut SolverBody, f: &SolverForces, h: f32) {
     let turned = (world * cayley(h * w_mid)).normalize();
     body.delta_rotation = (turned * f.rotation.inverse()).normalize();
     body.angular_velocity = turned * (2.0 * w_mid - w0);
+    // The world inverse inertia follows the turn, so the next sub-step's joint rows (which
+    // read it from the body) push the body as it now lies. Rows solved with the step
+    // start's inertia on a body turning fast change its energy by what the two inertias
+    // disagree on: a tumbling pair on a ball joint gained twenty times its energy.
+    let r = Mat3::from_quat(turned);
+    body.inv_inertia = r * f.local_inv_inertia * r.transpose();
 }
 
 /// The rotation of the Cayley map of `a` (angle 2·atan(|a|/2) about a): the unit quaternion

@@ -44,6 +44,7 @@ impl ColliderDef {
                 self.local_position
             ));
         }
+        check_offset("position", self.local_position, "a collider")?;
         if !is_usable_rotation(self.local_rotation) {
             return Err(format!(
                 "rotation must be a finite non-zero quaternion, got {}",
@@ -250,4 +251,25 @@ impl Collider {
         self.world_pose = body_pose.mul(&self.local_pose);
         self.aabb = self.shape.world_aabb(&self.world_pose);
     }
+}
+
+/// Refuses a body-local point (a collider's position, a joint's anchor) farther than
+/// [`MAX_LOCAL_OFFSET`](super::constants::MAX_LOCAL_OFFSET) from the body's origin on some
+/// axis; `field` names it and `what` says whose it is.
+pub(crate) fn check_offset(field: &str, v: Vec3, what: &str) -> Result<(), String> {
+    use super::constants::MAX_LOCAL_OFFSET;
+    for (axis, x) in ["x", "y", "z"].iter().zip(v.to_array()) {
+        if x.abs() > MAX_LOCAL_OFFSET {
+            // Written out, 1e30 would be 31 digits.
+            let x = if x.abs() < 1.0e7 {
+                format!("{x}")
+            } else {
+                format!("{x:e}")
+            };
+            return Err(format!(
+                "{field}.{axis} is {x} m; {what} may sit at most {MAX_LOCAL_OFFSET} m from its body's origin"
+            ));
+        }
+    }
+    Ok(())
 }

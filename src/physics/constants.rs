@@ -137,6 +137,12 @@ pub const CCD_MAX_ITERATIONS: u32 = 40;
 /// are coarser than 1 cm (the ulp at 1e5 is 7.8 mm).
 pub const MAX_COORDINATE: f32 = 1.0e5;
 
+/// Farthest a collider may sit from its body's origin, or a joint's anchor from its body's
+/// origin, along any axis, m: the size limit of a shape ([`MAX_SHAPE_SIZE`]), for the same
+/// reason (a collider's share of the inertia grows with its mass times its offset squared,
+/// which overflows f32 where a shape's size would).
+pub const MAX_LOCAL_OFFSET: f32 = MAX_SHAPE_SIZE;
+
 /// Most sub-steps the settings may ask for (islands with large mass ratios get up to
 /// [`MAX_SUBSTEPS`] on their own; a user may ask for more everywhere).
 pub const MAX_SETTINGS_SUBSTEPS: u32 = 64;

@@ -304,6 +304,19 @@ impl JointDef {
                 return Err(format!("{name} must be finite, got {v}"));
             }
         }
+        super::collider::check_offset("anchor_a", self.local_anchor_a, "a joint's anchor")?;
+        if self.body_b.is_some() {
+            super::collider::check_offset("anchor_b", self.local_anchor_b, "a joint's anchor")?;
+        } else {
+            use super::constants::MAX_COORDINATE;
+            for (axis, x) in ["x", "y", "z"].iter().zip(self.local_anchor_b.to_array()) {
+                if x.abs() > MAX_COORDINATE {
+                    return Err(format!(
+                        "anchor_b.{axis} is {x} m; a world anchor may sit at most {MAX_COORDINATE} m from the origin"
+                    ));
+                }
+            }
+        }
         let non_negative = |name: &str, v: f32| {
             if v.is_finite() && v >= 0.0 {
                 Ok(())

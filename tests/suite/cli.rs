@@ -61,6 +61,11 @@ fn bad_scenes_exit_2_with_a_message() {
         ("Scene(bodies:[(name:\"fast\",linear_velocity:(500.0, 0.0, 0.0))])".into(), "body \"fast\": linear_velocity is 500 m/s; at most 400 m/s"),
         ("Scene(bodies:[(name:\"spin\",angular_velocity:(0.0, 1000.0, 0.0))])".into(), "body \"spin\": angular_velocity is 1000 rad/s; at most 188.4"),
         ("Scene(settings: (substeps: 0))".into(), "settings.substeps must be between 1 and 64, got 0"),
+        // A collider or an anchor as far out as a body may be: limited like a shape's size.
+        ("Scene(bodies:[(name:\"b\",colliders:[(shape:Sphere(radius:0.5)),(shape:Sphere(radius:0.5),position:(1e30,0.0,0.0))])])".into(), "body \"b\": collider 1: position.x is 1e30 m; a collider may sit at most 10000 m from its body's origin"),
+        ("Scene(bodies:[(name:\"b\",colliders:[(shape:Sphere(radius:0.5),position:(0.0,-1e6,0.0))])])".into(), "position.y is -1000000 m; a collider may sit at most 10000 m"),
+        (format!("Scene(bodies:[(name:\"a\",{BALL}),(name:\"b\",{BALL})],joints:[Spherical(a:\"a\",b:\"b\",anchor:(0.0,2e4,0.0))])"), "joints[0]: anchor_a.y is 20000 m; a joint's anchor may sit at most 10000 m from its body's origin"),
+        (format!("Scene(bodies:[(name:\"a\",{BALL})],joints:[Distance(a:\"a\",anchor_a:(0.0,0.0,0.0),anchor_b:(3e5,0.0,0.0),min:0.0,max:1.0)])"), "joints[0]: anchor_b.x is 300000 m; a world anchor may sit at most 100000 m from the origin"),
         ("Scene(bodies:[(colliders:[(shape:Torus(radius:1.0))])])".into(), "variant named `Torus` in enum `ShapeDesc`"),
     ];
     for (i, (text, expected)) in cases.iter().enumerate() {

@@ -24,10 +24,14 @@
 //! after each pass over the contacts' colours: they are few next to the contacts, and a
 //! chain needs its links in order more than in parallel.
 
+mod block;
+
 use super::body::BodyType;
 use super::math::{Mat3, Quat, Vec3};
 use super::solver::{Softness, SolverBody};
 use super::world::{BodyHandle, World};
+pub(crate) use block::BlockScratch;
+use block::{Row, Slot, MAX_BLOCK_ROWS};
 
 /// How far a hinge's axis may lean towards an axis a locked body may not turn about
 /// (the length of the unit axis' part along the locked axes; 10⁻³ is 0.06°) before
@@ -424,10 +428,16 @@ pub(crate) struct JointConstraint {
     /// let a row push along an axis whose velocity the locks then take out).
     pub inv_mass_a: Vec3,
     pub inv_mass_b: Vec3,
+    /// The jointed island whose equality rows are solved together (`block.rs`), or
+    /// [`NO_BLOCK`] when they are solved joint by joint.
+    pub component: u32,
     pub kind: JointKind,
     pub impulse: Vec3,
     pub extra: [f32; 5],
 }
+
+/// `JointConstraint::component` of a joint whose rows are solved joint by joint.
+pub(crate) const NO_BLOCK: u32 = u32::MAX;
 
 /// The anchor's world point and arm of one side, as the sub-step has moved its body.
 #[inline]
@@ -479,6 +489,7 @@ pub(crate) enum JointPass {
 /// One pass over the joints of a group.
 pub(crate) fn solve_joints(
     joints: &mut [JointConstraint],
+    blocks: &mut BlockScratch,
     bodies: &mut [SolverBody],
     pass: JointPass,
     group: u32,
@@ -486,6 +497,7 @@ pub(crate) fn solve_joints(
 ) {
     let soft = Softness::new(JOINT_HERTZ, JOINT_DAMPING_RATIO, h);
     for c in joints.iter_mut().filter(|c| c.group == group) {
+        let sequential = c.component == NO_BLOCK;
         let (pa, ra) = side(&bodies[c.a as usize], c.center_a, c.rotation_a, c.arm_a);
         let (pb, rb) = side(&bodies[c.b as usize], c.center_b, c.rotation_b, c.arm_b);
         let (body_a, body_b) = (bodies[c.a as usize], bodies[c.b as usize]);
@@ -514,10 +526,12 @@ pub(crate) fn solve_joints(
             }
             (pass, JointKind::Fixed { reference }) => {
                 let biased = pass == JointPass::Biased;
-                weld_rows(bodies, c, reference, biased, &soft);
-                // The anchors coincide (the rows above changed no position: `d`, the arms
-                // hold).
-                point_rows(bodies, c, d, ra, rb, biased, &soft);
+                if sequential {
+                    weld_rows(bodies, c, reference, biased, &soft);
+                    // The anchors coincide (the rows above changed no position: `d`, the
+                    // arms hold).
+                    point_rows(bodies, c, d, ra, rb, biased, &soft);
+                }
             }
             (JointPass::WarmStart, JointKind::Revolute { .. }) => {
                 apply(bodies, c, ra, rb, c.impulse);
@@ -569,6 +583,9 @@ pub(crate) fn solve_joints(
                         }
                     }
                 }
+                if !sequential {
+                    continue;
+                }
                 // Alignment: the two axes stay parallel (2 rows across the axis), K the
                 // 2×2 block (a third, empty row and column for `solve_symmetric`).
                 let k11 = hinge.r1.dot(inv_sum * hinge.r1);
@@ -607,13 +624,18 @@ pub(crate) fn solve_joints(
                     swing_row(bodies, c, &cone, ra, biased, &soft, h);
                 }
                 // The swing row changed no position: `d` and the arms hold.
-                point_rows(bodies, c, d, ra, rb, biased, &soft);
+                if sequential {
+                    point_rows(bodies, c, d, ra, rb, biased, &soft);
+                }
             }
             (pass, JointKind::Distance { min, max }) => {
                 if k_along <= 0.0 {
                     continue;
                 }
                 let v = relative.dot(u);
+                if min == max && !sequential {
+                    continue;
+                }
                 if min == max {
                     // A rod: one two-sided row, C = |d| − L, Ċ = v, its impulse of either
                     // sign. (As two one-sided limits at the same length, the row that is
@@ -698,6 +720,183 @@ pub(crate) fn solve_joints(
             (JointPass::Relax, JointKind::Spring { .. }) => {}
         }
     }
+    if pass != JointPass::WarmStart {
+        solve_blocks(joints, blocks, bodies, pass, group, &soft);
+    }
+}
+
+/// The islands' equality rows of `group`, each island as one block (`block.rs`).
+fn solve_blocks(
+    joints: &mut [JointConstraint],
+    blocks: &mut BlockScratch,
+    bodies: &mut [SolverBody],
+    pass: JointPass,
+    group: u32,
+    soft: &Softness,
+) {
+    let biased = pass == JointPass::Biased;
+    let (mass_scale, impulse_scale) = if biased { scales(soft) } else { (1.0, 0.0) };
+    let mut start = 0;
+    while start < joints.len() {
+        let component = joints[start].component;
+        let end = start
+            + joints[start..]
+                .iter()
+                .take_while(|c| c.component == component && c.group == joints[start].group)
+                .count();
+        if joints[start].group == group && component != NO_BLOCK {
+            blocks.rows.clear();
+            for (index, c) in joints.iter().enumerate().take(end).skip(start) {
+                equality_rows(index as u32, c, bodies, &mut blocks.rows);
+            }
+            block::solve_block(blocks, bodies, biased.then_some(soft.bias_rate));
+            for (row, &x) in blocks.rows.iter().zip(&blocks.x) {
+                let c = &mut joints[row.joint as usize];
+                let accumulated = match row.slot {
+                    Slot::Impulse(k) => &mut c.impulse[k],
+                    Slot::Extra(k) => &mut c.extra[k],
+                };
+                let delta = -mass_scale * x - impulse_scale * *accumulated;
+                *accumulated += delta;
+                row.apply(bodies, delta);
+            }
+        }
+        start = end;
+    }
+}
+
+/// Finds the jointed islands (joints linked through moving bodies), marks the joints of
+/// each island with at most [`MAX_BLOCK_ROWS`] equality rows to be solved as one block, and
+/// orders the joints by group, then island (each island's joints contiguous, in their
+/// original order), so `solve_blocks` finds each island as one run.
+fn assign_blocks(list: &mut [JointConstraint], scratch: &mut BlockScratch, bodies: usize) {
+    let parent = &mut scratch.parent;
+    parent.clear();
+    parent.extend(0..bodies as u32);
+    fn root(parent: &mut [u32], mut i: u32) -> u32 {
+        while parent[i as usize] != i {
+            parent[i as usize] = parent[parent[i as usize] as usize];
+            i = parent[i as usize];
+        }
+        i
+    }
+    for c in list.iter() {
+        if c.a != 0 && c.b != 0 {
+            let (ra, rb) = (root(parent, c.a), root(parent, c.b));
+            // The smaller index as the root: the same islands whatever the joints' order.
+            parent[ra.max(rb) as usize] = ra.min(rb);
+        }
+    }
+    let counts = &mut scratch.row_count;
+    counts.clear();
+    counts.resize(bodies, 0);
+    for c in list.iter_mut() {
+        c.component = root(parent, if c.a != 0 { c.a } else { c.b });
+        counts[c.component as usize] += equality_row_count(&c.kind);
+    }
+    for c in list.iter_mut() {
+        let rows = counts[c.component as usize];
+        if rows == 0 || rows as usize > MAX_BLOCK_ROWS {
+            c.component = NO_BLOCK;
+        }
+    }
+    list.sort_by_key(|c| (c.group, c.component));
+}
+
+/// How many equality rows (solved by the island's block) a joint of `kind` has.
+fn equality_row_count(kind: &JointKind) -> u32 {
+    match *kind {
+        JointKind::Spherical { .. } => 3,
+        JointKind::Fixed { .. } => 6,
+        JointKind::Revolute { .. } => 5,
+        JointKind::Distance { min, max } if min == max => 1,
+        _ => 0,
+    }
+}
+
+/// Appends joint `index`'s equality rows, for the bodies as the sub-step has moved them.
+/// Each row's Ċ = J·v and C follow the sign of the row it stands for: the point rows
+/// d = p_b − p_a, a weld's −θ (its rate ω_b − ω_a), a hinge's alignment errors (their rate
+/// (ω_b − ω_a)·r), a rod's |d| − L.
+fn equality_rows(index: u32, c: &JointConstraint, bodies: &[SolverBody], rows: &mut Vec<Row>) {
+    let (body_a, body_b) = (&bodies[c.a as usize], &bodies[c.b as usize]);
+    let (pa, ra) = side(body_a, c.center_a, c.rotation_a, c.arm_a);
+    let (pb, rb) = side(body_b, c.center_b, c.rotation_b, c.arm_b);
+    let d = pb - pa;
+    let row = |slot, linear_a, angular_a, linear_b, angular_b, error| Row {
+        joint: index,
+        slot,
+        a: c.a,
+        b: c.b,
+        linear_a,
+        angular_a,
+        linear_b,
+        angular_b,
+        inv_mass_a: c.inv_mass_a,
+        inv_mass_b: c.inv_mass_b,
+        error,
+    };
+    let point = |rows: &mut Vec<Row>| {
+        for (k, e) in [Vec3::X, Vec3::Y, Vec3::Z].into_iter().enumerate() {
+            rows.push(row(
+                Slot::Impulse(k),
+                -e,
+                -ra.cross(e),
+                e,
+                rb.cross(e),
+                d[k],
+            ));
+        }
+    };
+    match c.kind {
+        JointKind::Spherical { .. } => point(rows),
+        JointKind::Fixed { reference } => {
+            let error = weld_error(c, body_a, body_b, reference);
+            for (k, e) in [Vec3::X, Vec3::Y, Vec3::Z].into_iter().enumerate() {
+                rows.push(row(
+                    Slot::Extra(k),
+                    Vec3::ZERO,
+                    -e,
+                    Vec3::ZERO,
+                    e,
+                    -error[k],
+                ));
+            }
+            point(rows);
+        }
+        JointKind::Revolute { .. } => {
+            let hinge = Hinge::new(c, body_a, body_b);
+            for (k, (r, error)) in [(hinge.r1, hinge.error.0), (hinge.r2, hinge.error.1)]
+                .into_iter()
+                .enumerate()
+            {
+                rows.push(row(Slot::Extra(k), Vec3::ZERO, -r, Vec3::ZERO, r, error));
+            }
+            point(rows);
+        }
+        JointKind::Distance { min, max } if min == max => {
+            let length = d.length();
+            let u = if length > 1.0e-6 { d / length } else { Vec3::Y };
+            rows.push(row(
+                Slot::Impulse(0),
+                -u,
+                -ra.cross(u),
+                u,
+                rb.cross(u),
+                length - max,
+            ));
+        }
+        _ => {}
+    }
+}
+
+/// A weld's angular error θ = 2·vec(q_a·(q_b·q_ref)⁻¹), the short way round (q and −q are
+/// the same rotation), rad.
+fn weld_error(c: &JointConstraint, a: &SolverBody, b: &SolverBody, reference: Quat) -> Vec3 {
+    let qa = a.delta_rotation * c.rotation_a;
+    let qb = b.delta_rotation * c.rotation_b;
+    let e = qa * (qb * reference).inverse();
+    2.0 * e.w.signum() * Vec3::new(e.x, e.y, e.z)
 }
 
 /// The three rows that keep the anchors together (`d` = p_b − p_a), soft when `biased`.
@@ -741,11 +940,7 @@ fn weld_rows(
     let rate = body_a.angular_velocity - body_b.angular_velocity;
     let accumulated = Vec3::from_slice(&c.extra[..3]);
     let l = if biased {
-        let qa = body_a.delta_rotation * c.rotation_a;
-        let qb = body_b.delta_rotation * c.rotation_b;
-        let e = qa * (qb * reference).inverse();
-        // The short way round: q and −q are the same rotation.
-        let error = 2.0 * e.w.signum() * Vec3::new(e.x, e.y, e.z);
+        let error = weld_error(c, &body_a, &body_b, reference);
         let (mass_scale, impulse_scale) = scales(soft);
         mass_scale * solve_symmetric(k, rate + soft.bias_rate * error) - impulse_scale * accumulated
     } else {
@@ -796,57 +991,15 @@ fn pivot_inv_inertia(inv_mass: Vec3, inv_inertia: Mat3, arm: Vec3) -> Mat3 {
     inv_inertia + inv_inertia * skew(arm) * k_inv_y
 }
 
-/// Solves K·x = b for a symmetric positive semi-definite 3×3 K (an effective mass matrix)
-/// by Gaussian elimination with diagonal pivoting: the largest remaining diagonal first,
-/// stopping when what remains is below [`RANK_TOLERANCE`] of K's largest diagonal. Those
-/// directions are ones the bodies cannot move along (a locked axis, a hinge on a planar
-/// body), up to rounding; their part of x is 0 and their part of b is left unanswered,
-/// where a plain inverse would divide by the rounding error and fling the bodies.
+/// Solves K·x = b for a symmetric positive semi-definite 3×3 K (an effective mass matrix),
+/// leaving out the directions the bodies cannot move along ([`block::eliminate`]).
 fn solve_symmetric(k: Mat3, b: Vec3) -> Vec3 {
-    let mut a = k.transpose().to_cols_array_2d(); // a[row][column]
+    let mut k = k.transpose().to_cols_array(); // row-major
     let mut rhs = b.to_array();
-    let largest = a[0][0].max(a[1][1]).max(a[2][2]);
-    if !(largest > 0.0 && largest.is_finite()) {
-        return Vec3::ZERO;
-    }
-    let tolerance = RANK_TOLERANCE * largest;
-    let mut order = [0usize; 3];
-    let mut done = [false; 3];
-    let mut rank = 0;
-    while rank < 3 {
-        let Some(i) = (0..3)
-            .filter(|&i| !done[i])
-            .max_by(|&i, &j| a[i][i].total_cmp(&a[j][j]))
-        else {
-            break;
-        };
-        if a[i][i] <= tolerance {
-            break;
-        }
-        done[i] = true;
-        order[rank] = i;
-        rank += 1;
-        for j in (0..3).filter(|&j| !done[j]) {
-            let f = a[j][i] / a[i][i];
-            for l in 0..3 {
-                a[j][l] -= f * a[i][l];
-            }
-            rhs[j] -= f * rhs[i];
-        }
-    }
-    let mut x = [0.0f32; 3];
-    for step in (0..rank).rev() {
-        let i = order[step];
-        let later: f32 = order[step + 1..rank].iter().map(|&l| a[i][l] * x[l]).sum();
-        x[i] = (rhs[i] - later) / a[i][i];
-    }
+    let mut x = [0.0; 3];
+    block::eliminate(&mut k, &mut rhs, &mut x, &mut [0; 3], &mut [false; 3]);
     Vec3::from_array(x)
 }
-
-/// The smallest pivot [`solve_symmetric`] solves for, as a fraction of the matrix's largest
-/// diagonal: well above f32 rounding (~10⁻⁷ relative) and well below real mass or inertia
-/// ratios inside one joint (a gram body on a 100 kg one is 10⁻⁵).
-const RANK_TOLERANCE: f32 = 1.0e-6;
 
 /// Applies the swing impulse `turn` (+ to A, − to B). Against the world (B = 0), A turns
 /// about the anchor at arm `ra`, which stays where it is: Δω = I_p⁻¹·L and Δv = r_a × Δω with
@@ -1252,6 +1405,7 @@ impl World {
                 rotation_b,
                 inv_mass_a: inv_mass(ia),
                 inv_mass_b: inv_mass(ib),
+                component: NO_BLOCK,
                 kind: joint.def.kind,
                 impulse: if self.settings.enable_warm_starting {
                     joint.impulse
@@ -1265,6 +1419,11 @@ impl World {
                 },
             });
         }
+        assign_blocks(
+            &mut list,
+            &mut self.scratch.joint_blocks,
+            self.scratch.solver_bodies.len(),
+        );
         self.scratch.joints = list;
     }
 

@@ -313,6 +313,8 @@ impl ContactEvents {
 pub(crate) struct StepScratch {
     /// This step's joints, prepared for the solver.
     pub joints: Vec<super::joint::JointConstraint>,
+    /// Buffers of the jointed islands' direct solve.
+    pub joint_blocks: super::joint::BlockScratch,
     /// Pairs of jointed awake dynamic bodies (solver indices), for the islands.
     pub joint_pairs: Vec<(u32, u32)>,
     pub narrow: Scratch,

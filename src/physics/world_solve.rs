@@ -217,6 +217,7 @@ impl World {
         let bodies = &mut scratch.solver_bodies;
         let forces = &scratch.solver_forces;
         let joints = &mut scratch.joints;
+        let blocks = &mut scratch.joint_blocks;
         let lanes = &mut scratch.lanes[group.lanes.clone()];
         let cold = &mut scratch.lane_blocks[group.lanes.clone()];
         let [biased, relax] = &mut scratch.lane_factors;
@@ -279,11 +280,18 @@ impl World {
             );
             profile.integration_ms += timer.lap();
             run(Work::warm_start(moved), bodies);
-            solve_joints(joints, bodies, JointPass::WarmStart, g as u32, ctx.h);
+            solve_joints(
+                joints,
+                blocks,
+                bodies,
+                JointPass::WarmStart,
+                g as u32,
+                ctx.h,
+            );
             clamp(bodies, faulted);
             for _ in 0..settings.velocity_iterations.max(1) {
                 run(Work::solve(Pass::Biased, moved), bodies);
-                solve_joints(joints, bodies, JointPass::Biased, g as u32, ctx.h);
+                solve_joints(joints, blocks, bodies, JointPass::Biased, g as u32, ctx.h);
                 moved = false;
             }
             profile.solver_ms += timer.lap();
@@ -306,7 +314,7 @@ impl World {
             profile.integration_ms += timer.lap();
             for _ in 0..settings.position_iterations {
                 run(Work::solve(Pass::Relax, moved), bodies);
-                solve_joints(joints, bodies, JointPass::Relax, g as u32, ctx.h);
+                solve_joints(joints, blocks, bodies, JointPass::Relax, g as u32, ctx.h);
                 moved = false;
             }
             // The next sub-step's kick caps the speeds after it (`integrate_velocities_capped`),

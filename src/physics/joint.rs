@@ -33,6 +33,11 @@ use super::world::{BodyHandle, World};
 pub(crate) use block::BlockScratch;
 use block::{Row, Slot, MAX_BLOCK_ROWS};
 
+/// The smallest pivot of one joint's 3×3 solve, as a fraction of its largest diagonal:
+/// above what rounding of f32 rows leaves in a locked direction (a tilted planar body's
+/// hinge rows), below the mass and inertia ratios of real bodies on one joint.
+const JOINT_RANK_TOLERANCE: f64 = 1.0e-6;
+
 /// How far a hinge's axis may lean towards an axis a locked body may not turn about
 /// (the length of the unit axis' part along the locked axes; 10⁻³ is 0.06°) before
 /// `create_joint` refuses the hinge.
@@ -756,7 +761,7 @@ fn solve_blocks(
                     Slot::Impulse(k) => &mut c.impulse[k],
                     Slot::Extra(k) => &mut c.extra[k],
                 };
-                let delta = -mass_scale * x - impulse_scale * *accumulated;
+                let delta = -mass_scale * x as f32 - impulse_scale * *accumulated;
                 *accumulated += delta;
                 row.apply(bodies, delta);
             }
@@ -992,13 +997,21 @@ fn pivot_inv_inertia(inv_mass: Vec3, inv_inertia: Mat3, arm: Vec3) -> Mat3 {
 }
 
 /// Solves K·x = b for a symmetric positive semi-definite 3×3 K (an effective mass matrix),
-/// leaving out the directions the bodies cannot move along ([`block::eliminate`]).
+/// leaving out the directions the bodies cannot move along ([`block::eliminate`]) or
+/// move along less than [`JOINT_RANK_TOLERANCE`] of the easiest one.
 fn solve_symmetric(k: Mat3, b: Vec3) -> Vec3 {
-    let mut k = k.transpose().to_cols_array(); // row-major
-    let mut rhs = b.to_array();
+    let mut k = k.transpose().to_cols_array().map(f64::from); // row-major
+    let mut rhs = b.to_array().map(f64::from);
     let mut x = [0.0; 3];
-    block::eliminate(&mut k, &mut rhs, &mut x, &mut [0; 3], &mut [false; 3]);
-    Vec3::from_array(x)
+    block::eliminate(
+        &mut k,
+        &mut rhs,
+        &mut x,
+        &mut [0; 3],
+        &mut [false; 3],
+        JOINT_RANK_TOLERANCE,
+    );
+    Vec3::from_array(x.map(|x| x as f32))
 }
 
 /// Applies the swing impulse `turn` (+ to A, − to B). Against the world (B = 0), A turns

@@ -29,9 +29,20 @@ use super::super::solver::SolverBody;
 pub const MAX_BLOCK_ROWS: usize = 64;
 
 /// The smallest pivot [`eliminate`] solves for, as a fraction of the matrix's largest
-/// diagonal: well above f32 rounding (~10⁻⁷ relative) and well below real mass or inertia
-/// ratios inside one island (a gram body on a 100 kg one is 10⁻⁵).
-const RANK_TOLERANCE: f32 = 1.0e-6;
+/// diagonal. The elimination runs in f64, so what it must tell apart are real directions
+/// (a gram body on a 100 kg one makes pivots 10⁻⁷ to 10⁻¹⁰ of the largest, and f32
+/// rounding of those would be lost) from directions that exist only through rounding of
+/// the f32 rows: a locked axis seen through a rotation rounded to 10⁻⁸ gives a K entry of
+/// 10⁻¹⁶ of the body's inverse inertia (K is quadratic in J).
+const RANK_TOLERANCE: f64 = 1.0e-13;
+
+/// A row whose K_ii is below this fraction of what its J would give on bodies free in
+/// every direction (|J_lin|²·max m⁻¹ + |J_ang|²·max |I⁻¹|, per body) is left out of the
+/// block: it asks for motion along a locked axis, and exists only through rounding (a
+/// hinge's alignment row on a planar body, its axis drifted 10⁻⁵ rad off z: 10⁻¹⁰). Solving
+/// it would turn its error into a push of error·bias/|J|, 60 rad/s from 10⁻⁵ rad.
+/// Real rows sit far above (a needle of aspect 1000 gives 10⁻⁶ across its axis).
+const ROW_MOBILITY_TOLERANCE: f64 = 1.0e-7;
 
 /// Where a row's accumulated impulse lives in its joint.
 #[derive(Clone, Copy, Debug)]
@@ -72,6 +83,25 @@ impl Row {
             + self.angular_b.dot(b.angular_velocity)
     }
 
+    /// |J_lin|²·max m⁻¹ + |J_ang|²·max |I⁻¹| over its moving bodies: the scale of K_ii
+    /// had the bodies no locked axis ([`ROW_MOBILITY_TOLERANCE`]).
+    fn free_scale(&self, bodies: &[SolverBody]) -> f64 {
+        let side = |index: u32, inv_mass: Vec3, linear: Vec3, angular: Vec3| {
+            if index == 0 {
+                return 0.0;
+            }
+            let m = bodies[index as usize].inv_inertia;
+            let largest = [m.x_axis, m.y_axis, m.z_axis]
+                .iter()
+                .map(|c| c.abs().max_element())
+                .fold(0.0f32, f32::max);
+            linear.length_squared() as f64 * inv_mass.max_element() as f64
+                + angular.length_squared() as f64 * largest as f64
+        };
+        side(self.a, self.inv_mass_a, self.linear_a, self.angular_a)
+            + side(self.b, self.inv_mass_b, self.linear_b, self.angular_b)
+    }
+
     /// Applies the impulse λ along the row: Δv = M⁻¹·Jᵀ·λ for each moving body.
     pub fn apply(&self, bodies: &mut [SolverBody], lambda: f32) {
         if self.a != 0 {
@@ -93,16 +123,21 @@ pub(crate) struct BlockScratch {
     pub rows: Vec<Row>,
     /// M⁻¹·Jᵀ of each row for its two bodies: (linear a, angular a, linear b, angular b).
     turns: Vec<[Vec3; 4]>,
-    /// K, row-major, n × n.
-    k: Vec<f32>,
-    rhs: Vec<f32>,
+    /// K, row-major, n × n (f64: see [`RANK_TOLERANCE`]).
+    k: Vec<f64>,
+    rhs: Vec<f64>,
     /// The solution of the last `solve_block`, one per row.
-    pub x: Vec<f32>,
+    pub x: Vec<f64>,
     pivots: Vec<usize>,
     done: Vec<bool>,
     /// Union–find parents and equality-row counts per solver body (`gather_joints`).
     pub parent: Vec<u32>,
     pub row_count: Vec<u32>,
+}
+
+/// u·v in f64.
+fn dot64(u: Vec3, v: Vec3) -> f64 {
+    u.x as f64 * v.x as f64 + u.y as f64 * v.y as f64 + u.z as f64 * v.z as f64
 }
 
 /// Solves K·x = J·v + b for `scratch.rows` (filled by the caller) into `scratch.x`, with
@@ -130,7 +165,7 @@ pub(crate) fn solve_block(
     scratch.k.resize(n * n, 0.0);
     for (i, ri) in rows.iter().enumerate() {
         for (j, (rj, tj)) in rows.iter().zip(&scratch.turns).enumerate().skip(i) {
-            let mut kij = 0.0;
+            let mut kij = 0.0f64;
             for (body, linear, angular) in [
                 (ri.a, ri.linear_a, ri.angular_a),
                 (ri.b, ri.linear_b, ri.angular_b),
@@ -139,20 +174,28 @@ pub(crate) fn solve_block(
                     continue;
                 }
                 if body == rj.a {
-                    kij += linear.dot(tj[0]) + angular.dot(tj[1]);
+                    kij += dot64(linear, tj[0]) + dot64(angular, tj[1]);
                 }
                 if body == rj.b {
-                    kij += linear.dot(tj[2]) + angular.dot(tj[3]);
+                    kij += dot64(linear, tj[2]) + dot64(angular, tj[3]);
                 }
             }
             scratch.k[i * n + j] = kij;
             scratch.k[j * n + i] = kij;
         }
     }
+    for (i, r) in rows.iter().enumerate() {
+        if scratch.k[i * n + i] < ROW_MOBILITY_TOLERANCE * r.free_scale(bodies) {
+            for j in 0..n {
+                scratch.k[i * n + j] = 0.0;
+                scratch.k[j * n + i] = 0.0;
+            }
+        }
+    }
     scratch.rhs.clear();
     scratch.rhs.extend(
         rows.iter()
-            .map(|r| r.rate(bodies) + bias_rate.map_or(0.0, |b| b * r.error)),
+            .map(|r| r.rate(bodies) as f64 + bias_rate.map_or(0.0, |b| b as f64 * r.error as f64)),
     );
     scratch.x.resize(n, 0.0);
     scratch.pivots.resize(n, 0);
@@ -163,31 +206,33 @@ pub(crate) fn solve_block(
         &mut scratch.x[..n],
         &mut scratch.pivots[..n],
         &mut scratch.done[..n],
+        RANK_TOLERANCE,
     );
 }
 
 /// Solves K·x = rhs in place (K row-major, n × n, symmetric positive semi-definite; n the
 /// length of `rhs`) by elimination with diagonal pivoting: the largest remaining diagonal
-/// first, stopping when what remains is below `RANK_TOLERANCE` of K's largest diagonal.
+/// first, stopping when what remains is below `rank_tolerance` of K's largest diagonal.
 /// Those directions are ones the bodies cannot move along (a locked axis, a hinge on a
 /// planar body, a closed loop's redundant row), up to rounding: their part of x is 0 and
 /// their part of rhs is left unanswered, where a plain inverse would divide by the rounding
 /// error and fling the bodies. `pivots` and `done` are work space of n entries.
 pub(crate) fn eliminate(
-    k: &mut [f32],
-    rhs: &mut [f32],
-    x: &mut [f32],
+    k: &mut [f64],
+    rhs: &mut [f64],
+    x: &mut [f64],
     pivots: &mut [usize],
     done: &mut [bool],
+    rank_tolerance: f64,
 ) {
     let n = rhs.len();
     x.fill(0.0);
     done.fill(false);
-    let largest = (0..n).map(|i| k[i * n + i]).fold(0.0f32, f32::max);
+    let largest = (0..n).map(|i| k[i * n + i]).fold(0.0f64, f64::max);
     if !(largest > 0.0 && largest.is_finite()) {
         return;
     }
-    let tolerance = RANK_TOLERANCE * largest;
+    let tolerance = rank_tolerance * largest;
     let mut rank = 0;
     while rank < n {
         let Some(p) = (0..n)
@@ -216,7 +261,7 @@ pub(crate) fn eliminate(
     }
     for step in (0..rank).rev() {
         let p = pivots[step];
-        let later: f32 = pivots[step + 1..rank]
+        let later: f64 = pivots[step + 1..rank]
             .iter()
             .map(|&j| k[p * n + j] * x[j])
             .sum();
@@ -229,7 +274,7 @@ mod tests {
     use super::*;
 
     /// [`eliminate`] on a row-major K and rhs, returning x.
-    fn solve(mut k: Vec<f32>, mut rhs: Vec<f32>) -> Vec<f32> {
+    fn solve(mut k: Vec<f64>, mut rhs: Vec<f64>) -> Vec<f64> {
         let n = rhs.len();
         let mut x = vec![0.0; n];
         eliminate(
@@ -238,6 +283,7 @@ mod tests {
             &mut x,
             &mut vec![0; n],
             &mut vec![false; n],
+            RANK_TOLERANCE,
         );
         x
     }
@@ -264,8 +310,11 @@ mod tests {
         // row takes it all and K·x = rhs holds.
         let x = solve(vec![1.0, 1.0, 1.0, 1.0], vec![3.0, 3.0]);
         assert!((x[0] + x[1] - 3.0).abs() < 1e-6, "{x:?}");
-        // Rounding noise (10⁻¹⁰ of the largest diagonal) is no direction.
-        let x = solve(vec![1.0, 0.0, 0.0, 1.0e-10], vec![1.0, 1.0]);
+        // Rounding noise (10⁻¹⁵ of the largest diagonal) is no direction; a gram body's
+        // share next to a heavy one (10⁻¹⁰) is.
+        let x = solve(vec![1.0, 0.0, 0.0, 1.0e-15], vec![1.0, 1.0]);
         assert_eq!(x, vec![1.0, 0.0]);
+        let x = solve(vec![1.0, 0.0, 0.0, 1.0e-10], vec![1.0, 1.0e-10]);
+        assert!((x[1] - 1.0).abs() < 1e-9, "{x:?}");
     }
 }

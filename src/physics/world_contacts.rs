@@ -75,8 +75,16 @@ impl World {
         else {
             return NewContact::NotNeeded;
         };
-        // Only pairs where something can be pushed matter.
-        if !body_a.is_dynamic() && !body_b.is_dynamic() {
+        // Only pairs where something can be pushed matter, or, with a sensor, where
+        // something moves: a kinematic body (a walking player) entering a static sensor (a
+        // coin) is an event.
+        let moving = |b: &super::body::Body| b.body_type() != super::body::BodyType::Static;
+        let needed = if col_a.sensor || col_b.sensor {
+            moving(body_a) || moving(body_b)
+        } else {
+            body_a.is_dynamic() || body_b.is_dynamic()
+        };
+        if !needed {
             return NewContact::NotNeeded;
         }
         if self.joined_without_contact(col_a.body, col_b.body) {

@@ -222,3 +222,50 @@ fn a_sensor_survives_save_and_load() {
     let again = impulse::scene::load_str(&saved, "saved.ron").expect("loads again");
     assert_eq!(sensors(&again.world), 1);
 }
+
+/// A kinematic box 0.5 m wide moved at 2 m/s through a static sensor 1 m wide (a player
+/// walking through a coin): the boxes first overlap after (4 − 0.5 − 0.25)/2 = 1.625 s and
+/// last overlap 1.5 m later, 0.75 s on. The narrow phase sees the overlap at the start of
+/// the step after the move that made it, so each event comes at most two steps late; two
+/// static bodies never make a pair.
+#[test]
+fn a_kinematic_body_walking_through_a_static_sensor_enters_and_leaves_it() {
+    let mut w = world();
+    sensor_box(&mut w, Vec3::new(4.0, 0.5, 0.0), Vec3::splat(0.5));
+    // A static body inside the sensor from the start: never an event.
+    let rock = w.create_body(BodyDef {
+        body_type: BodyType::Static,
+        position: Vec3::new(4.0, 0.5, 0.0),
+        ..BodyDef::default()
+    });
+    w.add_collider(rock, ColliderDef::new(Shape::sphere(0.1)))
+        .unwrap();
+    let player = w.create_body(BodyDef::kinematic(
+        Vec3::new(0.0, 0.5, 0.0),
+        Vec3::new(2.0, 0.0, 0.0),
+    ));
+    w.add_collider(player, ColliderDef::new(Shape::cuboid(Vec3::splat(0.25))))
+        .unwrap();
+    let (mut entered, mut left) = (None, None);
+    for step in 1..=240 {
+        w.step(DT);
+        let events = w.contact_events();
+        for e in &events.sensor_begin {
+            assert!(e.body_a == player || e.body_b == player, "{e:?}");
+            entered.get_or_insert(step as f32 * DT);
+        }
+        for e in &events.sensor_end {
+            assert!(e.body_a == player || e.body_b == player, "{e:?}");
+            left.get_or_insert(step as f32 * DT);
+        }
+    }
+    let (entered, left) = (entered.expect("never entered"), left.expect("never left"));
+    assert!(
+        (1.625..=1.625 + 2.0 * DT).contains(&entered),
+        "entered at {entered} s"
+    );
+    assert!(
+        (left - entered - 0.75).abs() <= 2.0 * DT,
+        "left at {left} s"
+    );
+}

@@ -172,6 +172,12 @@ impl World {
         }
         self.gather_constraints();
         self.gather_joints();
+        solver::propagate_impacts(
+            &self.scratch.constraints,
+            &mut self.scratch.solver_bodies,
+            dt,
+            self.settings.restitution_threshold,
+        );
         self.profile.solver_ms += timer.lap();
         for g in 0..self.scratch.groups.len() {
             self.solve_group(g, &mut timer);

@@ -136,6 +136,7 @@ mod body;
 mod constraint;
 mod contact_solve;
 mod graph_colour;
+mod impact;
 mod integrate;
 mod lanes;
 #[cfg(feature = "parallel")]
@@ -146,6 +147,7 @@ pub(crate) use body::{clamp_length, clamp_speeds, SolverBody, SolverForces};
 pub(crate) use constraint::{invert_or_zero, ConstraintInput, ConstraintShared, PointInput};
 pub(crate) use contact_solve::{run_colours, Pass, Work};
 pub(crate) use graph_colour::{ConstraintGraph, COLOURS, OVERFLOW};
+pub(crate) use impact::propagate_impacts;
 pub(crate) use integrate::{
     capped_integrate_positions, integrate_positions, integrate_velocities,
     integrate_velocities_capped,

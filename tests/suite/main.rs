@@ -15,6 +15,7 @@ mod ccd;
 mod cli;
 mod contact_cap;
 mod integrators;
+mod joint_fuzz;
 mod joints;
 mod loader_fuzz;
 mod locks;

@@ -328,6 +328,9 @@ struct Generator {
     gravity: bool,
     /// Half the width of the square in which clusters start, m (grows when it fills up).
     region: f32,
+    /// The share of bodies whose size ignores their cluster's (0 or 0.1: large mass ratios
+    /// across joints in half the worlds).
+    mixed: f32,
     bodies: Vec<BodySpec>,
     joints: Vec<JointSpec>,
 }
@@ -359,6 +362,7 @@ fn generate(seed: u64, size: Size) -> WorldSpec {
         Size::Small => 3 + rng.below(14),
         Size::Large => 10 + rng.below(191),
     };
+    let rng_mixed = rng.chance(0.5);
     let mut g = Generator {
         rng,
         planar: class == Class::Planar,
@@ -366,6 +370,7 @@ fn generate(seed: u64, size: Size) -> WorldSpec {
         floor,
         gravity,
         region: 1.0 + (count as f32).sqrt(),
+        mixed: if rng_mixed { 0.1 } else { 0.0 },
         bodies: Vec::new(),
         joints: Vec::new(),
     };
@@ -392,7 +397,7 @@ impl Generator {
     /// A body's colliders, shape name, bounding radius and mass, `size` m across at most.
     fn colliders(&mut self, size: f32) -> (Vec<ColliderDef>, &'static str, f32) {
         let half = 0.5 * size;
-        // Compounds only from 4 cm up: their parts are a third to a half of the body.
+        // Compounds only from 4 cm up: their parts are 40 % to 70 % of the body.
         let kind = self.rng.below(if size < 0.04 { 4 } else { 5 });
         if kind < 4 {
             let (shape, name, radius) = self.primitive(kind, half);
@@ -403,7 +408,7 @@ impl Generator {
         let mut radius: f32 = 0.0;
         for _ in 0..parts {
             let kind = self.rng.below(4);
-            let part = half * self.rng.range(0.3, 0.6);
+            let part = half * self.rng.range(0.4, 0.7);
             let (shape, _, r) = self.primitive(kind, part);
             let offset = self.rng.in_ball() * (half - r).max(0.0);
             let rotation = self.rng.rotation();
@@ -429,7 +434,7 @@ impl Generator {
             }
             _ => {
                 let points: Vec<Vec3> = (0..8 + r.below(9))
-                    .map(|_| r.direction(false) * half * r.range(0.5, 1.0))
+                    .map(|_| r.direction(false) * half * r.range(0.7, 1.0))
                     .collect();
                 match Shape::convex_hull(&points) {
                     Ok(hull) => (hull, "hull", half),
@@ -452,14 +457,14 @@ impl Generator {
             .with_density(1.0)
     }
 
-    /// A new body (not yet placed): `light` ones, and one in ten of the others, are 1 to
-    /// 10 cm across (a milligram to a gram at density 1), the rest 10 cm to 1 m (a gram to
-    /// a kilogram).
-    fn body(&mut self, light: bool) -> BodySpec {
-        let size = if light || self.rng.chance(0.1) {
-            self.rng.log_range(0.01, 0.1)
+    /// A new body (not yet placed) of about `scale` m across (half to twice it, within 1 cm
+    /// to 1 m), or, in mixed worlds, sometimes of any size from 1 cm (a milligram at density
+    /// 1) to 1 m (half a kilogram).
+    fn body(&mut self, scale: f32) -> BodySpec {
+        let size = if self.rng.chance(self.mixed) {
+            self.rng.log_range(0.01, 1.0)
         } else {
-            self.rng.log_range(0.1, 1.0)
+            (scale * self.rng.log_range(0.5, 2.0)).clamp(0.01, 1.0)
         };
         let (colliders, shape, radius) = self.colliders(size);
         let mass = colliders
@@ -551,17 +556,23 @@ impl Generator {
     /// A chain, a tree or a ring of up to `n` bodies (fewer when they do not fit), its root
     /// sometimes joined to the world, and a few extra joints between neighbours (loops).
     fn cluster(&mut self, n: usize) {
-        let light = self.rng.chance(0.15);
+        // One cluster in six is of light bodies, 1 to 10 cm across (milligrams to a gram);
+        // the rest 10 cm to 1 m.
+        let scale = if self.rng.chance(1.0 / 6.0) {
+            self.rng.log_range(0.01, 0.1)
+        } else {
+            self.rng.log_range(0.1, 1.0)
+        };
         let topology = self.rng.below(5);
         let members = if topology == 4 && n >= 3 {
-            self.ring(n, light)
+            self.ring(n, scale)
         } else {
             None
         };
         let members = match members {
             Some(m) => m,
             None => {
-                let first = self.body(light);
+                let first = self.body(scale);
                 let root = self.place_root(first);
                 let mut members = vec![root];
                 for _ in 1..n {
@@ -571,7 +582,7 @@ impl Generator {
                     } else {
                         members[self.rng.below(members.len())]
                     };
-                    let body = self.body(light);
+                    let body = self.body(scale);
                     let Some(child) = self.place_child(parent, body) else {
                         break;
                     };
@@ -613,8 +624,8 @@ impl Generator {
 
     /// `n` bodies on a circle, each joined to the next and the last to the first; None (and
     /// nothing placed) when the circle does not fit.
-    fn ring(&mut self, n: usize, light: bool) -> Option<Vec<usize>> {
-        let bodies: Vec<BodySpec> = (0..n).map(|_| self.body(light)).collect();
+    fn ring(&mut self, n: usize, scale: f32) -> Option<Vec<usize>> {
+        let bodies: Vec<BodySpec> = (0..n).map(|_| self.body(scale)).collect();
         // Neighbours, the closest pairs on the circle, are 2·ρ·sin(π/n) apart: room for two
         // of the largest bounding balls, so no two bodies overlap.
         let largest = bodies.iter().map(|b| b.radius).fold(0.0, f32::max);
@@ -1264,6 +1275,17 @@ fn describe_body(spec: &WorldSpec, built: &Built, handle: BodyHandle) -> String 
     s
 }
 
+/// The largest ratio of the masses of two bodies joined to each other.
+fn mass_ratio(spec: &WorldSpec) -> f32 {
+    spec.joints
+        .iter()
+        .filter_map(|j| {
+            let (a, b) = (spec.bodies[j.a].mass, spec.bodies[j.b?].mass);
+            Some(a.max(b) / a.min(b))
+        })
+        .fold(1.0, f32::max)
+}
+
 /// The bodies a failure points at: the frozen ones (first three), else the fastest.
 fn culprits(spec: &WorldSpec, built: &Built, outcome: &Outcome) -> String {
     let handles: Vec<BodyHandle> = match (&outcome.frozen, outcome.excess_body) {
@@ -1442,26 +1464,33 @@ struct Tally {
     frozen: usize,
     gained: usize,
     failed: usize,
+    /// Failed worlds that fail without their joints too (contacts alone).
+    without_joints: usize,
     refused: usize,
 }
 
 impl Tally {
-    fn add(&mut self, outcome: &Outcome, refused: usize) {
+    fn add(&mut self, outcome: &Outcome, without_joints: bool, refused: usize) {
         self.worlds += 1;
         self.frozen += (outcome.frozen.is_some() || outcome.not_finite.is_some()) as usize;
         self.gained += outcome.gained() as usize;
         self.failed += outcome.failed() as usize;
+        self.without_joints += without_joints as usize;
         self.refused += refused;
     }
+
+    const HEADER: &'static str =
+        "worlds                                count  frozen%    gain%  either%  no-joint%  refused";
 
     fn row(&self, name: &str) -> String {
         let pct = |n: usize| 100.0 * n as f64 / self.worlds.max(1) as f64;
         format!(
-            "{name:<34} {:>6} {:>8.1} {:>8.1} {:>8.1} {:>8}",
+            "{name:<36} {:>6} {:>8.1} {:>8.1} {:>8.1} {:>10.1} {:>8}",
             self.worlds,
             pct(self.frozen),
             pct(self.gained),
             pct(self.failed),
+            pct(self.without_joints),
             self.refused
         )
     }
@@ -1487,11 +1516,19 @@ fn measure() {
         let spec = generate(seed, Size::Large);
         let (built, outcome) = run(&spec, seconds, &|_| false);
         let refused = built.refused.len();
+        // A failed world again without its joints: does it fail on its contacts alone?
+        let without_joints = outcome.failed() && {
+            let bare = WorldSpec {
+                joints: Vec::new(),
+                ..spec.clone()
+            };
+            run(&bare, seconds, &|o| o.failed()).1.failed()
+        };
         by_class
             .entry(spec.class)
             .or_default()
-            .add(&outcome, refused);
-        all.add(&outcome, refused);
+            .add(&outcome, without_joints, refused);
+        all.add(&outcome, without_joints, refused);
         let lightest = spec
             .bodies
             .iter()
@@ -1509,9 +1546,25 @@ fn measure() {
         });
         let motor = any(|s| matches!(s, JointShape::Revolute { motor: Some(_), .. }));
         let moving = spec.bodies.iter().any(|b| b.linear_velocity != Vec3::ZERO);
+        let ratio = mass_ratio(&spec);
+        let n = spec.bodies.len();
         let tags = [
-            ("body under 1 g: yes", lightest < 1e-3),
-            ("body under 1 g: no", lightest >= 1e-3),
+            ("lightest body: under 10 mg", lightest < 1e-5),
+            (
+                "lightest body: 10 mg to 1 g",
+                (1e-5..1e-3).contains(&lightest),
+            ),
+            ("lightest body: 1 g or more", lightest >= 1e-3),
+            ("mass ratio across a joint: ≤ 100", ratio <= 100.0),
+            (
+                "mass ratio across a joint: 100–10⁴",
+                ratio > 100.0 && ratio <= 1e4,
+            ),
+            ("mass ratio across a joint: > 10⁴", ratio > 1e4),
+            ("bodies: 10–25", n <= 25),
+            ("bodies: 26–50", (26..=50).contains(&n)),
+            ("bodies: 51–100", (51..=100).contains(&n)),
+            ("bodies: 101–200", n > 100),
             ("hinge axis a body can't turn: yes", axis_locked),
             ("hinge axis a body can't turn: no", !axis_locked),
             ("motor: yes", motor),
@@ -1520,18 +1573,24 @@ fn measure() {
             ("floor: no", !spec.floor),
             ("initial velocities: yes", moving),
             ("initial velocities: no", !moving),
-            ("bodies: up to 50", spec.bodies.len() <= 50),
-            ("bodies: over 50", spec.bodies.len() > 50),
         ];
         for (tag, on) in tags {
             if on {
-                by_tag.entry(tag).or_default().add(&outcome, refused);
+                by_tag
+                    .entry(tag)
+                    .or_default()
+                    .add(&outcome, without_joints, refused);
             }
         }
         let line = format!(
-            "seed {seed}: {}\n      {}\n      {}",
+            "seed {seed}: {}\n      {}{}\n      {}",
             describe(&spec),
             outcome.summary(),
+            if without_joints {
+                " (fails without joints too)"
+            } else {
+                ""
+            },
             culprits(&spec, &built, &outcome)
         );
         if let Some((step, _)) = outcome.frozen {
@@ -1548,14 +1607,12 @@ fn measure() {
             ));
         }
     }
-    let header = format!(
-        "{:<34} {:>6} {:>8} {:>8} {:>8} {:>8}",
-        "worlds", "count", "frozen%", "gain%", "either%", "refused"
-    );
     println!(
-        "\n{worlds} jointed worlds (seeds {first}..={}), {seconds} s each, in {:.0} s:\n{header}",
+        "\n{worlds} jointed worlds (seeds {first}..={}), {seconds} s each, in {:.0} s \
+         (no-joint%: worlds that fail with their joints removed too):\n{}",
         first + worlds - 1,
-        started.elapsed().as_secs_f32()
+        started.elapsed().as_secs_f32(),
+        Tally::HEADER
     );
     for (class, tally) in &by_class {
         println!("{}", tally.row(class.name()));

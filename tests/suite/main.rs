@@ -17,6 +17,7 @@ mod contact_cap;
 mod energy_audit;
 mod integrators;
 mod joint_energy;
+mod joint_fuzz;
 mod joints;
 mod loader_fuzz;
 mod locks;

@@ -65,7 +65,7 @@ pub(crate) fn propagate_impacts(
             let (ua, ub) = (ra.cross(n), rb.cross(n));
             let k =
                 a.inv_mass + b.inv_mass + ua.dot(a.inv_inertia * ua) + ub.dot(b.inv_inertia * ub);
-            if !(k > 0.0) {
+            if k.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
                 continue;
             }
             let lambda = -(1.0 + c.shared.material.restitution) * vn / k;

@@ -5,8 +5,8 @@
 //! Kinds (anchors are points fixed in each body; a world anchor is a fixed world point),
 //! one file each, built from the rows of `parts.rs`:
 //! - **spherical** (ball and socket, `spherical.rs`): the anchors coincide. C = p_b − p_a
-//!   (3 rows), K = (m_a⁻¹ + m_b⁻¹)·𝟙 − [r_a]×I_a⁻¹[r_a]× − [r_b]×I_b⁻¹[r_b]×; optionally a
-//!   swing cone.
+//!   (3 rows), K = (m_a⁻¹ + m_b⁻¹)·𝟙 − \[r_a\]×I_a⁻¹\[r_a\]× − \[r_b\]×I_b⁻¹\[r_b\]×;
+//!   optionally a swing cone.
 //! - **revolute** (a hinge, `revolute.rs`): the point rows, two rows keeping the axes
 //!   parallel, and about the axis optional limits and a motor.
 //! - **distance** (`distance.rs`): min ≤ |p_b − p_a| ≤ max along u = (p_b − p_a)/|p_b − p_a|

@@ -141,7 +141,7 @@ pub(super) fn apply_angular(bodies: &mut [SolverBody], c: &JointConstraint, l: V
     }
 }
 
-/// The skew matrix of `v`: [v]×·x = v × x.
+/// The skew matrix of `v`: \[v\]×·x = v × x.
 pub(super) fn skew(v: Vec3) -> Mat3 {
     Mat3::from_cols(
         Vec3::new(0.0, v.z, -v.y),
@@ -176,9 +176,9 @@ pub(super) fn solve_symmetric(k: Mat3, b: Vec3) -> Vec3 {
 
 /// The inverse inertia of a body about the point at `arm` from its centre of mass, as the
 /// ball joint there holds it: turning about that point moves the centre of mass too
-/// (parallel axes). Woodbury's identity on I + m·[r]×ᵀ[r]× gives it from I⁻¹ without
-/// inverting I (which a locked axis makes singular): M + M[r]×K⁻¹[r]×M, with M = I⁻¹ and
-/// K = diag(m⁻¹) − [r]×M[r]× the point's effective mass matrix (m⁻¹ per world axis, 0 on
+/// (parallel axes). Woodbury's identity on I + m·\[r\]×ᵀ\[r\]× gives it from I⁻¹ without
+/// inverting I (which a locked axis makes singular): M + M\[r\]×K⁻¹\[r\]×M, with M = I⁻¹ and
+/// K = diag(m⁻¹) − \[r\]×M\[r\]× the point's effective mass matrix (m⁻¹ per world axis, 0 on
 /// a locked one). Where K is singular the anchor cannot move that way at all and
 /// [`solve_symmetric`] leaves that direction out. Zero for a body that does not move.
 pub(super) fn pivot_inv_inertia(inv_mass: Vec3, inv_inertia: Mat3, arm: Vec3) -> Mat3 {
@@ -193,7 +193,7 @@ pub(super) fn pivot_inv_inertia(inv_mass: Vec3, inv_inertia: Mat3, arm: Vec3) ->
 }
 
 /// The three rows that keep the anchors together: C = d = p_b − p_a, Ċ = v_b(r_b) − v_a(r_a),
-/// K = (m_a⁻¹ + m_b⁻¹)·𝟙 − [r_a]×I_a⁻¹[r_a]× − [r_b]×I_b⁻¹[r_b]× (m⁻¹ per world axis);
+/// K = (m_a⁻¹ + m_b⁻¹)·𝟙 − \[r_a\]×I_a⁻¹\[r_a\]× − \[r_b\]×I_b⁻¹\[r_b\]× (m⁻¹ per world axis);
 /// soft in the biased pass, rigid in the relax pass. The accumulated impulse is
 /// `c.impulse`.
 pub(super) fn point_rows(
@@ -220,7 +220,7 @@ pub(super) fn point_rows(
 }
 
 /// The point rows as equality rows of an island's block (`block.rs`), joint `index`:
-/// J = (−𝟙, −[r_a]×, 𝟙, [r_b]×) per world axis e, C = d·e.
+/// J = (−𝟙, −\[r_a\]×, 𝟙, \[r_b\]×) per world axis e, C = d·e.
 pub(super) fn point_equality_rows(
     index: u32,
     c: &JointConstraint,

@@ -5,7 +5,7 @@ use macroquad::prelude::*;
 
 use crate::physics::aabb::Aabb;
 use crate::physics::broad_phase::BroadPhaseNode;
-use crate::physics::{BodyHandle, Isometry, JointHandle, JointKind, Shape, World};
+use crate::physics::{BodyHandle, Isometry, JointHandle, JointKind, Limits, Shape, World};
 
 /// Joints: the line between their anchors.
 pub const JOINT: Color = Color::new(0.98, 0.85, 0.25, 1.0);
@@ -352,7 +352,7 @@ pub fn joint(world: &World, handle: JointHandle, details: bool) {
             let zero = qb * reference_b;
             let quarter = axis.cross(zero);
             match limits {
-                Some((lower, upper)) => {
+                Some(Limits { lower, upper }) => {
                     // The angle is within (−π, π]: limits beyond never bind.
                     let pi = std::f32::consts::PI;
                     let (lower, upper) = (lower.clamp(-pi, pi), upper.clamp(-pi, pi));

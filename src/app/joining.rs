@@ -94,7 +94,7 @@ impl Sandbox {
         let other = (!fixed).then_some(second);
         let def = match self.joint_tool {
             JointTool::Ball => JointDef::spherical(world, first, other, point),
-            JointTool::Hinge => JointDef::revolute(world, first, other, point, normal, None, None),
+            JointTool::Hinge => JointDef::revolute(world, first, other, point, normal),
             JointTool::Weld => JointDef::fixed(world, first, other, point),
             JointTool::Rope => JointDef::between(
                 world,

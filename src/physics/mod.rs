@@ -26,7 +26,7 @@ mod world_solve;
 
 pub use body::{Body, BodyDef, BodyType, Locks};
 pub use collider::{Collider, ColliderDef};
-pub use joint::{Cone, Joint, JointDef, JointHandle, JointKind};
+pub use joint::{Cone, Joint, JointDef, JointHandle, JointKind, Limits, Motor};
 pub use math::{Isometry, Quat, Vec3};
 pub use query::RayHit;
 pub use shape::Shape;

@@ -10,8 +10,8 @@ use super::generators::expand;
 use super::schema::*;
 use crate::physics::shape::{check_size, ConvexHull};
 use crate::physics::{
-    BodyDef, BodyHandle, BodyType, ColliderDef, Cone, JointDef, JointKind, Quat, Shape, Vec3,
-    World, WorldSettings,
+    BodyDef, BodyHandle, BodyType, ColliderDef, Cone, JointDef, JointKind, Limits, Motor, Quat,
+    Shape, Vec3, World, WorldSettings,
 };
 
 /// Largest number of bodies a scene may create (generators included): beyond this a typo
@@ -287,8 +287,8 @@ fn joint(
                     axis_b: axis,
                     reference_a: Vec3::ZERO,
                     reference_b: Vec3::ZERO,
-                    limits: *limits,
-                    motor: *motor,
+                    limits: limits.map(|(lower, upper)| Limits { lower, upper }),
+                    motor: motor.map(|(speed, max_torque)| Motor { speed, max_torque }),
                 },
                 *break_force,
                 *collide,
@@ -350,15 +350,17 @@ fn joint(
             limits,
             motor,
             ..
-        } => JointDef::revolute(
-            world,
-            a,
-            b,
-            raw(anchor_a),
-            axis_a,
-            limits.map(|(lo, hi)| (lo.to_radians(), hi.to_radians())),
-            motor,
-        ),
+        } => {
+            let mut def = JointDef::revolute(world, a, b, raw(anchor_a), axis_a);
+            // The file's limits are in degrees.
+            if let Some(Limits { lower, upper }) = limits {
+                def = def.with_limits(lower.to_radians(), upper.to_radians());
+            }
+            if let Some(motor) = motor {
+                def = def.with_motor(motor);
+            }
+            def
+        }
         JointKind::Spherical { cone: Some(cone) } => JointDef::spherical_cone(
             world,
             a,

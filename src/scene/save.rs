@@ -184,9 +184,13 @@ fn joints(world: &World, meta: &BTreeMap<BodyHandle, BodyMeta>) -> Vec<JointDesc
                         b,
                         anchor: v3(pa),
                         axis: v3(rotation * axis_a),
-                        limits: limits
-                            .map(|(lo, hi)| ((lo - angle).to_degrees(), (hi - angle).to_degrees())),
-                        motor,
+                        limits: limits.map(|l| {
+                            (
+                                (l.lower - angle).to_degrees(),
+                                (l.upper - angle).to_degrees(),
+                            )
+                        }),
+                        motor: motor.map(|m| (m.speed, m.max_torque)),
                         break_force,
                         collide,
                     }

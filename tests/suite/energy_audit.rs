@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use impulse::physics::{BodyType, JointKind, Vec3, World};
+use impulse::physics::{BodyType, JointKind, Motor, Vec3, World};
 
 /// Simulated time of each run, s.
 const RUN_SECONDS: f32 = 30.0;
@@ -68,7 +68,7 @@ fn motor_power_bound(world: &World) -> f64 {
             let def = joint.def();
             let JointKind::Revolute {
                 axis_a,
-                motor: Some((_, max_torque)),
+                motor: Some(Motor { max_torque, .. }),
                 ..
             } = def.kind
             else {

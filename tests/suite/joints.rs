@@ -6,7 +6,8 @@ use crate::common;
 
 use common::*;
 use impulse::physics::{
-    BodyDef, BodyHandle, ColliderDef, JointDef, JointKind, Quat, Shape, Vec3, World, WorldSettings,
+    BodyDef, BodyHandle, ColliderDef, JointDef, JointKind, Limits, Motor, Quat, Shape, Vec3, World,
+    WorldSettings,
 };
 
 const G: f32 = 9.81;
@@ -363,8 +364,8 @@ fn the_bridge_holds_its_crates_and_joints_round_trip_through_a_scene_file() {
 /// (0, 1, 0)), with a motor and optional limits.
 fn door(
     w: &mut World,
-    limits: Option<(f32, f32)>,
-    motor: Option<(f32, f32)>,
+    limits: Option<Limits>,
+    motor: Option<Motor>,
 ) -> (BodyHandle, impulse::physics::JointHandle) {
     let body = dynamic(
         w,
@@ -373,15 +374,13 @@ fn door(
         Quat::IDENTITY,
         0.5,
     );
-    let def = JointDef::revolute(
-        w,
-        body,
-        None,
-        Vec3::new(0.0, 1.0, 0.0),
-        Vec3::Y,
-        limits,
-        motor,
-    );
+    let mut def = JointDef::revolute(w, body, None, Vec3::new(0.0, 1.0, 0.0), Vec3::Y);
+    if let Some(Limits { lower, upper }) = limits {
+        def = def.with_limits(lower, upper);
+    }
+    if let Some(motor) = motor {
+        def = def.with_motor(motor);
+    }
     (body, w.create_joint(def).unwrap())
 }
 
@@ -390,7 +389,14 @@ fn a_motorised_hinge_turns_at_its_speed_about_its_axis_only() {
     let mut w = world();
     // Gravity pulls the door sideways off its hinge line; the hinge must hold it, and the
     // motor (1 rad/s, torque to spare) turns it at exactly 1 rad/s about +y.
-    let (body, joint) = door(&mut w, None, Some((1.0, 100.0)));
+    let (body, joint) = door(
+        &mut w,
+        None,
+        Some(Motor {
+            speed: 1.0,
+            max_torque: 100.0,
+        }),
+    );
     for _ in 0..90 {
         w.step(DT);
     }
@@ -415,7 +421,17 @@ fn a_hinge_stops_at_its_limit_and_a_weak_motor_stalls() {
     let mut w = world();
     // The motor (2 rad/s, at most 1 N·m on a 0.2 kg door) drives on, but the upper limit is
     // 45°.
-    let (_, limited) = door(&mut w, Some((-0.2, 45f32.to_radians())), Some((2.0, 1.0)));
+    let (_, limited) = door(
+        &mut w,
+        Some(Limits {
+            lower: -0.2,
+            upper: 45f32.to_radians(),
+        }),
+        Some(Motor {
+            speed: 2.0,
+            max_torque: 1.0,
+        }),
+    );
     for _ in 0..180 {
         w.step(DT);
     }
@@ -427,7 +443,14 @@ fn a_hinge_stops_at_its_limit_and_a_weak_motor_stalls() {
     );
     // A motor with no torque turns nothing.
     let mut w = world();
-    let (_, weak) = door(&mut w, None, Some((2.0, 0.0)));
+    let (_, weak) = door(
+        &mut w,
+        None,
+        Some(Motor {
+            speed: 2.0,
+            max_torque: 0.0,
+        }),
+    );
     for _ in 0..60 {
         w.step(DT);
     }
@@ -452,9 +475,18 @@ fn a_saved_hinge_keeps_its_limits_where_they_were() {
     let JointKind::Revolute { limits, motor, .. } = joint.def().kind else {
         panic!("a hinge");
     };
-    let (lo, hi) = limits.unwrap();
+    let Limits {
+        lower: lo,
+        upper: hi,
+    } = limits.unwrap();
     assert!((lo + angle).abs() < 1e-4 && (hi - (100f32.to_radians() - angle)).abs() < 1e-4);
-    assert_eq!(motor, Some((1.5, 40.0)));
+    assert_eq!(
+        motor,
+        Some(Motor {
+            speed: 1.5,
+            max_torque: 40.0
+        })
+    );
 }
 
 #[test]
@@ -748,7 +780,7 @@ fn the_ragdolls_keep_their_joints_and_limits_while_they_tumble() {
             worst_gap = worst_gap.max(pa.distance(pb));
             match joint.def().kind {
                 JointKind::Revolute {
-                    limits: Some((lower, upper)),
+                    limits: Some(Limits { lower, upper }),
                     ..
                 } => {
                     let angle = scene.world.joint_angle(handle).unwrap();

@@ -44,13 +44,16 @@ const RANK_TOLERANCE: f64 = 1.0e-13;
 /// Real rows sit far above (a needle of aspect 1000 gives 10⁻⁶ across its axis).
 const ROW_MOBILITY_TOLERANCE: f64 = 1.0e-7;
 
-/// Where a row's accumulated impulse lives in its joint.
+/// Where a row's accumulated impulse lives in its joint
+/// ([`JointConstraint::accumulated`](super::JointConstraint::accumulated)).
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Slot {
-    /// `impulse[k]` (the point rows, a rod's row).
-    Impulse(usize),
-    /// `extra[k]` (a weld's or a hinge's angular rows).
-    Extra(usize),
+    /// `impulse[k]`: the point rows along the world axes, a rod's row (k = 0).
+    Linear(usize),
+    /// Component k of a weld's angular impulse ([`WeldState::angular`](super::fixed::WeldState::angular)).
+    WeldAngular(usize),
+    /// A hinge's alignment row k of 2 ([`HingeState::alignment`](super::revolute::HingeState::alignment)).
+    HingeAlignment(usize),
 }
 
 /// One equality row: Ċ = J·v over the two bodies, its error C and where its impulse is.
@@ -130,7 +133,7 @@ pub(crate) struct BlockScratch {
     pub x: Vec<f64>,
     pivots: Vec<usize>,
     done: Vec<bool>,
-    /// Union–find parents and equality-row counts per solver body (`gather_joints`).
+    /// Union–find parents and equality-row counts per solver body (`assign_blocks`).
     pub parent: Vec<u32>,
     pub row_count: Vec<u32>,
 }

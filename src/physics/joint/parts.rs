@@ -1,0 +1,263 @@
+//! The pieces every joint is built from (Jolt's `ConstraintPart`): the anchors as the
+//! sub-step has moved them, impulses applied at them or as a turn, the three point rows,
+//! a one-sided limit row, a motor row, and the small solves they share.
+//!
+//! Every row follows Catto's sequential impulses (GDC 2005/2006) with Box2D v3's soft
+//! step in the biased pass (Catto GDC 2019): Δλ = −s_m·m·(Ċ + b·C) − s_i·λ, with
+//! m = 1/k the row's effective mass, b the bias rate and (s_m, s_i) from [`scales`]; the
+//! relax pass takes s_m = 1, s_i = 0, b = 0.
+
+use super::super::math::{Mat3, Quat, Vec3};
+use super::super::solver::{Softness, SolverBody};
+use super::block::{self, Row, Slot};
+use super::{JointConstraint, JointPass};
+
+/// The smallest pivot of one joint's 3×3 solve, as a fraction of its largest diagonal:
+/// above what rounding of f32 rows leaves in a locked direction (a tilted planar body's
+/// hinge rows), below the mass and inertia ratios of real bodies on one joint.
+const JOINT_RANK_TOLERANCE: f64 = 1.0e-6;
+
+/// One pass of one sub-step, as each joint's rows see it.
+pub(super) struct SubStep {
+    /// What the pass does.
+    pub pass: JointPass,
+    /// The rigid rows' softness in the biased pass.
+    pub soft: Softness,
+    /// The sub-step, s.
+    pub h: f32,
+}
+
+impl SubStep {
+    /// Whether the rows are soft and biased (the biased pass) or rigid (the relax pass).
+    pub fn biased(&self) -> bool {
+        self.pass == JointPass::Biased
+    }
+
+    /// (mass scale, impulse scale) of this pass' rigid rows: [`scales`] of the joint
+    /// softness when biased, (1, 0) when relaxing.
+    pub fn scales(&self) -> (f32, f32) {
+        if self.biased() {
+            scales(&self.soft)
+        } else {
+            (1.0, 0.0)
+        }
+    }
+}
+
+/// The two anchors as the sub-step has moved their bodies: d = p_b − p_a, m, and the arms
+/// r_a, r_b from the centres of mass, m, in the world's axes.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Anchors {
+    /// p_b − p_a, m.
+    pub d: Vec3,
+    /// A's arm, m.
+    pub ra: Vec3,
+    /// B's arm, m.
+    pub rb: Vec3,
+}
+
+impl Anchors {
+    /// The anchors of `c` for `bodies` as they stand in the sub-step.
+    pub fn new(c: &JointConstraint, bodies: &[SolverBody]) -> Self {
+        let (pa, ra) = side(&bodies[c.a as usize], c.center_a, c.rotation_a, c.arm_a);
+        let (pb, rb) = side(&bodies[c.b as usize], c.center_b, c.rotation_b, c.arm_b);
+        Anchors { d: pb - pa, ra, rb }
+    }
+}
+
+/// The line from A's anchor to B's, for the rows along it (a distance joint's, a spring's).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Line {
+    /// u = d/|d|, unit (+y while the anchors coincide).
+    pub u: Vec3,
+    /// |d|, m.
+    pub length: f32,
+    /// The inverse effective mass of a row along u:
+    /// k = u·(m_a⁻¹ + m_b⁻¹)u + (r_a×u)·I_a⁻¹(r_a×u) + (r_b×u)·I_b⁻¹(r_b×u).
+    pub k: f32,
+    /// Ċ = (v_b(r_b) − v_a(r_a))·u for the velocities when the line was taken, m/s.
+    pub rate: f32,
+}
+
+impl Line {
+    /// The line between `anchors` of `c`, for `bodies` as they move now.
+    pub fn new(c: &JointConstraint, bodies: &[SolverBody], anchors: &Anchors) -> Self {
+        let Anchors { d, ra, rb } = *anchors;
+        let (body_a, body_b) = (bodies[c.a as usize], bodies[c.b as usize]);
+        let length = d.length();
+        let u = if length > 1.0e-6 { d / length } else { Vec3::Y };
+        let k = {
+            let (ua, ub) = (ra.cross(u), rb.cross(u));
+            u.dot((c.inv_mass_a + c.inv_mass_b) * u)
+                + ua.dot(body_a.inv_inertia * ua)
+                + ub.dot(body_b.inv_inertia * ub)
+        };
+        let relative = point_velocity(&body_b, rb) - point_velocity(&body_a, ra);
+        Line {
+            u,
+            length,
+            k,
+            rate: relative.dot(u),
+        }
+    }
+}
+
+/// The anchor's world point and arm of one side, as the sub-step has moved its body.
+#[inline]
+pub(super) fn side(body: &SolverBody, center: Vec3, rotation: Quat, arm: Vec3) -> (Vec3, Vec3) {
+    let r = (body.delta_rotation * rotation) * arm;
+    (center + body.delta_position + r, r)
+}
+
+/// Velocity of the anchor point at arm `r`, m/s.
+#[inline]
+pub(super) fn point_velocity(body: &SolverBody, r: Vec3) -> Vec3 {
+    body.linear_velocity + body.angular_velocity.cross(r)
+}
+
+/// Applies impulse `p` at arms `ra` (−p) and `rb` (+p).
+pub(super) fn apply(bodies: &mut [SolverBody], c: &JointConstraint, ra: Vec3, rb: Vec3, p: Vec3) {
+    if c.a != 0 {
+        let a = &mut bodies[c.a as usize];
+        a.linear_velocity -= c.inv_mass_a * p;
+        a.angular_velocity -= a.inv_inertia * ra.cross(p);
+    }
+    if c.b != 0 {
+        let b = &mut bodies[c.b as usize];
+        b.linear_velocity += c.inv_mass_b * p;
+        b.angular_velocity += b.inv_inertia * rb.cross(p);
+    }
+}
+
+/// Applies the angular impulse `l` (−l to A, +l to B).
+pub(super) fn apply_angular(bodies: &mut [SolverBody], c: &JointConstraint, l: Vec3) {
+    if c.a != 0 {
+        let a = &mut bodies[c.a as usize];
+        a.angular_velocity -= a.inv_inertia * l;
+    }
+    if c.b != 0 {
+        let b = &mut bodies[c.b as usize];
+        b.angular_velocity += b.inv_inertia * l;
+    }
+}
+
+/// The skew matrix of `v`: \[v\]×·x = v × x.
+pub(super) fn skew(v: Vec3) -> Mat3 {
+    Mat3::from_cols(
+        Vec3::new(0.0, v.z, -v.y),
+        Vec3::new(-v.z, 0.0, v.x),
+        Vec3::new(v.y, -v.x, 0.0),
+    )
+}
+
+/// (mass scale, impulse scale) of a softness: Δλ = −s_m·m·(v + b) − s_i·λ.
+pub(super) fn scales(s: &Softness) -> (f32, f32) {
+    let impulse_scale = s.compliance_scale / (1.0 + s.compliance_scale);
+    (1.0 - impulse_scale, impulse_scale)
+}
+
+/// Solves K·x = b for a symmetric positive semi-definite 3×3 K (an effective mass matrix),
+/// leaving out the directions the bodies cannot move along ([`block::eliminate`]) or
+/// move along less than [`JOINT_RANK_TOLERANCE`] of the easiest one.
+pub(super) fn solve_symmetric(k: Mat3, b: Vec3) -> Vec3 {
+    let mut k = k.transpose().to_cols_array().map(f64::from); // row-major
+    let mut rhs = b.to_array().map(f64::from);
+    let mut x = [0.0; 3];
+    block::eliminate(
+        &mut k,
+        &mut rhs,
+        &mut x,
+        &mut [0; 3],
+        &mut [false; 3],
+        JOINT_RANK_TOLERANCE,
+    );
+    Vec3::from_array(x.map(|x| x as f32))
+}
+
+/// The inverse inertia of a body about the point at `arm` from its centre of mass, as the
+/// ball joint there holds it: turning about that point moves the centre of mass too
+/// (parallel axes). Woodbury's identity on I + m·\[r\]×ᵀ\[r\]× gives it from I⁻¹ without
+/// inverting I (which a locked axis makes singular): M + M\[r\]×K⁻¹\[r\]×M, with M = I⁻¹ and
+/// K = diag(m⁻¹) − \[r\]×M\[r\]× the point's effective mass matrix (m⁻¹ per world axis, 0 on
+/// a locked one). Where K is singular the anchor cannot move that way at all and
+/// [`solve_symmetric`] leaves that direction out. Zero for a body that does not move.
+pub(super) fn pivot_inv_inertia(inv_mass: Vec3, inv_inertia: Mat3, arm: Vec3) -> Mat3 {
+    let k = Mat3::from_diagonal(inv_mass) - skew(arm) * inv_inertia * skew(arm);
+    let y = skew(arm) * inv_inertia;
+    let k_inv_y = Mat3::from_cols(
+        solve_symmetric(k, y.x_axis),
+        solve_symmetric(k, y.y_axis),
+        solve_symmetric(k, y.z_axis),
+    );
+    inv_inertia + inv_inertia * skew(arm) * k_inv_y
+}
+
+/// The three rows that keep the anchors together: C = d = p_b − p_a, Ċ = v_b(r_b) − v_a(r_a),
+/// K = (m_a⁻¹ + m_b⁻¹)·𝟙 − \[r_a\]×I_a⁻¹\[r_a\]× − \[r_b\]×I_b⁻¹\[r_b\]× (m⁻¹ per world axis);
+/// soft in the biased pass, rigid in the relax pass. The accumulated impulse is
+/// `c.impulse`.
+pub(super) fn point_rows(
+    bodies: &mut [SolverBody],
+    c: &mut JointConstraint,
+    anchors: &Anchors,
+    step: &SubStep,
+) {
+    let Anchors { d, ra, rb } = *anchors;
+    let (body_a, body_b) = (bodies[c.a as usize], bodies[c.b as usize]);
+    let k = Mat3::from_diagonal(c.inv_mass_a + c.inv_mass_b)
+        - skew(ra) * body_a.inv_inertia * skew(ra)
+        - skew(rb) * body_b.inv_inertia * skew(rb);
+    let relative = point_velocity(&body_b, rb) - point_velocity(&body_a, ra);
+    let p = if step.biased() {
+        let (mass_scale, impulse_scale) = scales(&step.soft);
+        -mass_scale * solve_symmetric(k, relative + step.soft.bias_rate * d)
+            - impulse_scale * c.impulse
+    } else {
+        -solve_symmetric(k, relative)
+    };
+    c.impulse += p;
+    apply(bodies, c, ra, rb, p);
+}
+
+/// The point rows as equality rows of an island's block (`block.rs`), joint `index`:
+/// J = (−𝟙, −\[r_a\]×, 𝟙, \[r_b\]×) per world axis e, C = d·e.
+pub(super) fn point_equality_rows(
+    index: u32,
+    c: &JointConstraint,
+    anchors: &Anchors,
+    rows: &mut Vec<Row>,
+) {
+    let Anchors { d, ra, rb } = *anchors;
+    for (k, e) in [Vec3::X, Vec3::Y, Vec3::Z].into_iter().enumerate() {
+        rows.push(c.row(
+            index,
+            Slot::Linear(k),
+            [-e, -ra.cross(e), e, rb.cross(e)],
+            d[k],
+        ));
+    }
+}
+
+/// One step of a one-sided row (a limit): C = `gap` ≥ 0, Ċ = `rate`, k its inverse
+/// effective mass; returns the accumulated impulse after `old`, kept ≥ 0 (it only pushes
+/// the limit's way). While slack (gap > 0) the row is speculative, like a contact: it may
+/// close exactly the gap this sub-step, Δλ = −(Ċ + gap/h)/k. Past the limit it is soft in
+/// the biased pass and rigid in the relax pass.
+pub(super) fn limit_impulse(old: f32, rate: f32, gap: f32, k: f32, step: &SubStep) -> f32 {
+    let delta = if gap > 0.0 {
+        -(rate + gap / step.h) / k
+    } else if step.biased() {
+        let (mass_scale, impulse_scale) = scales(&step.soft);
+        -mass_scale * (rate + step.soft.bias_rate * gap) / k - impulse_scale * old
+    } else {
+        -rate / k
+    };
+    (old + delta).max(0.0)
+}
+
+/// One step of a velocity motor: drives the row's rate Ċ (already less its target) to 0
+/// within ±`max` of accumulated impulse this sub-step; k the row's inverse effective mass.
+/// Returns the accumulated impulse after `old`.
+pub(super) fn motor_impulse(old: f32, rate: f32, k: f32, max: f32) -> f32 {
+    (old - rate / k).clamp(-max, max)
+}

@@ -88,9 +88,8 @@ pub(super) fn motor_power(world: &World) -> f64 {
         .joints()
         .filter_map(|(_, j)| match j.def().kind {
             JointKind::Revolute {
-                motor: Some((speed, torque)),
-                ..
-            } => Some(speed.abs() as f64 * torque as f64),
+                motor: Some(motor), ..
+            } => Some(motor.speed.abs() as f64 * motor.max_torque as f64),
             _ => None,
         })
         .sum()

@@ -119,8 +119,8 @@ fn generated_worlds_start_with_every_joint_satisfied() {
                     assert!(d < tol, "{what}: anchors {d} m apart");
                     let angle = w.joint_angle(h).expect("a hinge angle");
                     assert!(angle.abs() < 1e-3, "{what}: angle {angle}");
-                    if let Some((lower, upper)) = limits {
-                        assert!(lower <= 0.0 && 0.0 <= upper, "{what}");
+                    if let Some(limits) = limits {
+                        assert!(limits.lower <= 0.0 && 0.0 <= limits.upper, "{what}");
                     }
                 }
                 JointKind::Distance { min, max } => {

@@ -265,7 +265,16 @@ pub(super) fn joint_def(
             limits,
             motor,
             ..
-        } => JointDef::revolute(world, a, b, anchor, axis, limits, motor),
+        } => {
+            let mut def = JointDef::revolute(world, a, b, anchor, axis);
+            if let Some((lower, upper)) = limits {
+                def = def.with_limits(lower, upper);
+            }
+            if let Some((speed, max_torque)) = motor {
+                def = def.with_motor(impulse::physics::Motor { speed, max_torque });
+            }
+            def
+        }
         JointShape::Fixed { anchor } => JointDef::fixed(world, a, b, anchor),
         JointShape::Distance {
             anchor_a,

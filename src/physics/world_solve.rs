@@ -294,7 +294,9 @@ impl World {
                 g as u32,
                 ctx.h,
             );
-            clamp(bodies, faulted);
+            // No speed caps here (`stop_non_finite`): the passes below take the warm start's
+            // transients back, and the drift caps what is left.
+            solver::stop_non_finite(&mut bodies[own.clone()], &forces[own.clone()], faulted);
             for _ in 0..settings.velocity_iterations.max(1) {
                 run(Work::solve(Pass::Biased, moved), bodies);
                 solve_joints(joints, blocks, bodies, JointPass::Biased, g as u32, ctx.h);

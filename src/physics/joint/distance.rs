@@ -33,17 +33,8 @@ pub(super) fn solve(
         if !c.is_sequential() {
             return;
         }
-        // A rod: one two-sided row, C = |d| − L, Ċ = v, its impulse of either sign. (As
-        // two one-sided limits at the same length, the row that is slack in a sub-step
-        // would stay speculative and keep its warm-started impulse while the other pulls
-        // against it: two rods in a V ring up and explode.)
-        let delta = if step.biased() {
-            let (mass_scale, impulse_scale) = parts::scales(&step.soft);
-            -mass_scale * (v + step.soft.bias_rate * (length - max)) / k_along
-                - impulse_scale * c.impulse.x
-        } else {
-            -v / k_along
-        };
+        // A rod: one two-sided row, C = |d| − L, Ċ = v.
+        let delta = parts::equality_delta(c.impulse.x, v, length - max, k_along, step);
         c.impulse.x += delta;
         parts::apply(bodies, c, ra, rb, u * delta);
         return;

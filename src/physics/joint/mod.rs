@@ -387,6 +387,7 @@ impl JointConstraint {
             (Slot::Linear(k), _) => &mut self.impulse[k],
             (Slot::WeldAngular(k), JointState::Fixed(weld)) => &mut weld.angular[k],
             (Slot::HingeAlignment(k), JointState::Revolute(hinge)) => &mut hinge.alignment[k],
+            (Slot::HingeAngle, JointState::Revolute(hinge)) => &mut hinge.lower,
             (slot, state) => unreachable!("a {slot:?} row on a joint with {state:?}"),
         }
     }
@@ -544,6 +545,10 @@ fn equality_row_count(kind: &JointKind) -> u32 {
     match *kind {
         JointKind::Spherical { .. } => 3,
         JointKind::Fixed { .. } => 6,
+        JointKind::Revolute {
+            limits: Some(limits),
+            ..
+        } if limits.lower == limits.upper => 6,
         JointKind::Revolute { .. } => 5,
         JointKind::Distance { min, max } if min == max => 1,
         _ => 0,

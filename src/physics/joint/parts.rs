@@ -255,6 +255,21 @@ pub(super) fn limit_impulse(old: f32, rate: f32, gap: f32, k: f32, step: &SubSte
     (old + delta).max(0.0)
 }
 
+/// One step of a two-sided row (C = `error`, Ċ = `rate`, k its inverse effective mass):
+/// soft in the biased pass, rigid in the relax pass, its accumulated impulse of either
+/// sign. Returns the change of the accumulated impulse `old`. A length or an angle held at
+/// one value is such a row: as two one-sided limits at the same value, the one slack in a
+/// sub-step would stay speculative and keep its warm-started impulse while the other pulls
+/// against it (two rods in a V rang up and exploded that way).
+pub(super) fn equality_delta(old: f32, rate: f32, error: f32, k: f32, step: &SubStep) -> f32 {
+    if step.biased() {
+        let (mass_scale, impulse_scale) = scales(&step.soft);
+        -mass_scale * (rate + step.soft.bias_rate * error) / k - impulse_scale * old
+    } else {
+        -rate / k
+    }
+}
+
 /// One step of a velocity motor: drives the row's rate Ċ (already less its target) to 0
 /// within ±`max` of accumulated impulse this sub-step; k the row's inverse effective mass.
 /// Returns the accumulated impulse after `old`.

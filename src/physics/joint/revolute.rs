@@ -223,7 +223,18 @@ pub(super) fn solve(
     }
     // Limits: each pushes one way only (the lower one raises the angle, the upper one
     // lowers it); slack ones are speculative.
-    if let Some(limits) = limits {
+    if let Some(limits) = limits.filter(|l| l.lower == l.upper) {
+        // Held at one angle: one two-sided row (`parts::equality_delta`), its impulse in
+        // `lower`; an equality row, in the island's block unless the joint is sequential.
+        if k_axis > 0.0 && c.is_sequential() {
+            let angle = angle_near(hinge.angle, limits.lower);
+            let rate = spin(bodies).dot(hinge.axis);
+            let delta =
+                parts::equality_delta(state.lower, rate, angle - limits.lower, k_axis, step);
+            state.lower += delta;
+            parts::apply_angular(bodies, c, -hinge.axis * delta);
+        }
+    } else if let Some(limits) = limits {
         if k_axis > 0.0 {
             let angle = angle_near(hinge.angle, 0.5 * (limits.lower + limits.upper));
             for (impulse, gap, sign) in [
@@ -301,6 +312,23 @@ pub(super) fn equality_rows(
             [Vec3::ZERO, -r, Vec3::ZERO, r],
             error,
         ));
+    }
+    // Held at one angle (limits with lower = upper): the angle row too, Ċ = (ω_a − ω_b)·axis,
+    // C = angle − lower, its impulse in `lower` (as `solve` keeps it when sequential).
+    if let JointKind::Revolute {
+        limits: Some(limits),
+        ..
+    } = c.kind
+    {
+        if limits.lower == limits.upper {
+            let angle = angle_near(hinge.angle, limits.lower);
+            rows.push(c.row(
+                index,
+                Slot::HingeAngle,
+                [Vec3::ZERO, hinge.axis, Vec3::ZERO, -hinge.axis],
+                angle - limits.lower,
+            ));
+        }
     }
     parts::point_equality_rows(index, c, anchors, rows);
 }

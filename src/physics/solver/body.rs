@@ -207,6 +207,34 @@ pub(crate) fn clamp_speed(
     }
 }
 
+/// Stops (and marks in `faulted`) every dynamic body whose velocity is no longer finite and
+/// takes out the velocity along its locked axes, as [`clamp_speeds`] does, but caps no speed.
+/// Run after the warm start: a light body between heavy ones may take a warm-started impulse
+/// that moves it far faster than a cap for an instant, and the next pass takes it back
+/// exactly; capped in between, the pass would take back the whole impulse from a body that
+/// kept only part of it (a 0.07 g body on a ball joint to a 0.2 kg one, welded to the world,
+/// flung the pair).
+pub(crate) fn stop_non_finite(
+    bodies: &mut [SolverBody],
+    forces: &[SolverForces],
+    faulted: &mut [bool],
+) {
+    for ((body, f), fault) in bodies.iter_mut().zip(forces).zip(faulted) {
+        if !body.is_dynamic() {
+            continue;
+        }
+        let (v, w) = (body.linear_velocity, body.angular_velocity);
+        if !(v.length_squared().is_finite() && w.length_squared().is_finite()) {
+            body.linear_velocity = Vec3::ZERO;
+            body.angular_velocity = Vec3::ZERO;
+            *fault = true;
+        } else if f.locked {
+            body.linear_velocity *= f.linear_free;
+            body.angular_velocity *= f.angular_free;
+        }
+    }
+}
+
 /// Shortens `v` to at most `max`; a non-finite `v` (from an overflowing force) becomes zero.
 #[inline]
 pub(crate) fn clamp_length(v: Vec3, max: f32) -> Vec3 {

@@ -143,7 +143,7 @@ mod lanes;
 mod parallel;
 mod simd;
 
-pub(crate) use body::{clamp_length, clamp_speeds, SolverBody, SolverForces};
+pub(crate) use body::{clamp_length, clamp_speeds, stop_non_finite, SolverBody, SolverForces};
 pub(crate) use constraint::{invert_or_zero, ConstraintInput, ConstraintShared, PointInput};
 pub(crate) use contact_solve::{run_colours, Pass, Work};
 pub(crate) use graph_colour::{ConstraintGraph, COLOURS, OVERFLOW};

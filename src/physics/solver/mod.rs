@@ -14,6 +14,8 @@
 //! ```text
 //! prepare: lever arms (anchored, see below), the manifold's normal mass matrix K,
 //!          friction masses, warm-start impulses carried over from the last step
+//! impacts: bouncy dynamic bodies that close on one point this step collide, one pair
+//!          after another (`impact.rs`: a Newton's cradle of touching balls)
 //! for each sub-step of length h:
 //!     integrate velocities   v += h·(g + F/m),  ω += h·I⁻¹τ,  damping, speed caps
 //!     warm start             apply the accumulated impulses

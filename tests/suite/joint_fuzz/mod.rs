@@ -449,12 +449,28 @@ fn corpus_dir() -> PathBuf {
 /// 10 s without a frozen body or an energy gain past its motors' work, or is refused by the
 /// loader for one of its joints.
 #[test]
-#[ignore = "fails today: zero_gravity_cone_pair_energy.ron gains 15 times its 2e-5 J (cones between milligram bodies); the other 16 pass or are refused"]
 fn the_joint_corpus() {
+    check_corpus(&corpus_dir());
+}
+
+/// The reduced scenes that still fail, apart in `tests/corpus/joints/failing/`: cones
+/// between milligram bodies in zero gravity; a 0.3 g body locked along x on a hinge with a
+/// 1.2 m arm to a 0.5 kg one; ten gram-weight bodies on welds, a 200 Hz spring and ball
+/// joints.
+#[test]
+#[ignore = "fails today: the scenes in tests/corpus/joints/failing/ still gain energy"]
+fn the_failing_joint_corpus() {
+    check_corpus(&corpus_dir().join("failing"));
+}
+
+/// Runs every scene file in `dir` for [`LARGE_SECONDS`] and fails if any freezes or gains
+/// energy; a scene the loader refuses for a joint (a hinge about an axis its body may not
+/// turn about) passes.
+fn check_corpus(dir: &Path) {
     let mut failures = Vec::new();
     let mut count = 0;
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(corpus_dir())
-        .expect("tests/corpus/joints")
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("a corpus folder")
         .map(|e| e.expect("a directory entry").path())
         .filter(|p| p.extension().is_some_and(|e| e == "ron"))
         .collect();
@@ -479,6 +495,6 @@ fn the_joint_corpus() {
             failures.push(format!("{name}: {}", outcome.summary()));
         }
     }
-    assert!(count > 0, "no scenes in {}", corpus_dir().display());
+    assert!(count > 0, "no scenes in {}", dir.display());
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -3,11 +3,11 @@
 //!
 //! Sequential impulses pass a load along a chain one joint per iteration, so a heavy body
 //! on light links (a 10 kg ball under ten 0.1 kg links) leaves each joint open by what the
-//! iterations could not carry: the chain stretches by several per cent and stays so. Here
+//! iterations cannot carry: the chain stretches by several per cent and stays so. Here
 //! every pass solves all of an island's equality rows at once,
 //!
 //! ```text
-//! K·x = J·v + b,   K = J·M⁻¹·Jᵀ   (n × n, n the island's rows)
+//! K·x = J·v + b,   K = J·M⁻¹·Jᵀ + ε·diag   (n × n, n the island's rows)
 //! biased pass:  Δλ = −s_m·x − s_i·λ,  b = bias_rate·C   (the joints' soft constraint)
 //! relax pass:   Δλ = −x,              b = 0
 //! ```

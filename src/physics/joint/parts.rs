@@ -259,8 +259,8 @@ pub(super) fn limit_impulse(old: f32, rate: f32, gap: f32, k: f32, step: &SubSte
 /// soft in the biased pass, rigid in the relax pass, its accumulated impulse of either
 /// sign. Returns the change of the accumulated impulse `old`. A length or an angle held at
 /// one value is such a row: as two one-sided limits at the same value, the one slack in a
-/// sub-step would stay speculative and keep its warm-started impulse while the other pulls
-/// against it (two rods in a V rang up and exploded that way).
+/// sub-step stays speculative and keeps its warm-started impulse while the other pulls
+/// against it, and two such joints on one body (two rods in a V) ring up without bound.
 pub(super) fn equality_delta(old: f32, rate: f32, error: f32, k: f32, step: &SubStep) -> f32 {
     if step.biased() {
         let (mass_scale, impulse_scale) = scales(&step.soft);

@@ -211,9 +211,9 @@ pub(crate) fn clamp_speed(
 /// takes out the velocity along its locked axes, as [`clamp_speeds`] does, but caps no speed.
 /// Run after the warm start: a light body between heavy ones may take a warm-started impulse
 /// that moves it far faster than a cap for an instant, and the next pass takes it back
-/// exactly; capped in between, the pass would take back the whole impulse from a body that
-/// kept only part of it (a 0.07 g body on a ball joint to a 0.2 kg one, welded to the world,
-/// flung the pair).
+/// exactly; capped in between, the pass takes back the whole impulse from a body that kept
+/// only part of it, and the difference goes into its neighbours (`tests/suite/
+/// joint_energy.rs`: a 0.07 g body welded to the world under a 0.2 kg one).
 pub(crate) fn stop_non_finite(
     bodies: &mut [SolverBody],
     forces: &[SolverForces],

@@ -131,7 +131,7 @@ fn integrate_position(body: &mut SolverBody, f: &SolverForces, h: f32) {
     // The world inverse inertia follows the turn, so the next sub-step's joint rows (which
     // read it from the body) push the body as it now lies. Rows solved with the step
     // start's inertia on a body turning fast change its energy by what the two inertias
-    // disagree on: a tumbling pair on a ball joint gained twenty times its energy.
+    // disagree on, which grows without bound in a pair tumbling on a ball joint.
     let r = Mat3::from_quat(turned);
     body.inv_inertia = r * f.local_inv_inertia * r.transpose();
 }

@@ -1,13 +1,14 @@
-//! The equality rows of a jointed island solved together, directly: the anchors that must
-//! coincide, a weld's rotation, a hinge's alignment, a rod's length.
+//! The rows of a jointed island solved together, directly: the anchors that must coincide,
+//! a weld's rotation, a hinge's alignment, a rod's length, and the limits (hinge limits,
+//! ball joints' cones).
 //!
 //! Sequential impulses pass a load along a chain one joint per iteration, so a heavy body
 //! on light links (a 10 kg ball under ten 0.1 kg links) leaves each joint open by what the
 //! iterations cannot carry: the chain stretches by several per cent and stays so. Here
-//! every pass solves all of an island's equality rows at once,
+//! every pass solves all of an island's rows at once,
 //!
 //! ```text
-//! K·x = J·v + b,   K = J·M⁻¹·Jᵀ + ε·diag   (n × n, n the island's rows)
+//! K·x = J·v + b,   K = J·M⁻¹·Jᵀ + ε·diag   (n × n, n the island's active rows)
 //! biased pass:  Δλ = −s_m·x − s_i·λ,  b = bias_rate·C   (the joints' soft constraint)
 //! relax pass:   Δλ = −x,              b = 0
 //! ```
@@ -17,15 +18,23 @@
 //! multipliers", solves the same system; a dense factorisation is enough at these sizes).
 //! K is factorised by elimination with diagonal pivoting that leaves out directions the
 //! bodies cannot move along (locked axes, a closed loop's redundant row), as
-//! `solve_symmetric` does for one joint. Islands with more than [`MAX_BLOCK_ROWS`] rows keep
-//! the joint-by-joint solve. Limits, motors, cones, ropes and springs (rows that push one
-//! way, or are soft on purpose) stay sequential, before the block in each pass.
+//! `solve_symmetric` does for one joint. A limit is a one-sided row, in the system while it
+//! holds (an active set, [`solve_block`]): solved with the point rows, a knee's limit sees
+//! the shin turning about the knee, not about its own centre, and needs no iterations to
+//! agree with them.
+//!
+//! The block's rows carry no impulse from one sub-step to the next: each pass solves them
+//! whole, so a warm start would add nothing but the harm of applying an old impulse along
+//! rows that have turned since (see `JointConstraint::forget_block_impulses`). Islands with
+//! more than [`MAX_BLOCK_ROWS`] rows keep the joint-by-joint solve, warm started. Motors,
+//! ropes and springs (rows with a force bound, or soft on purpose) stay sequential, before
+//! the block in each pass.
 
 use super::super::math::Vec3;
 use super::super::solver::SolverBody;
 
-/// Most equality rows an island may have to be solved directly: 21 ball joints, or 12
-/// hinges. Elimination costs n³/3 multiply-adds per pass, 87 000 at 64 rows.
+/// Most rows an island may have to be solved directly: 21 ball joints, or 16 ball joints
+/// with cones, or 12 hinges (9 with limits). Elimination costs n³/3 multiply-adds per pass, 87 000 at 64 rows.
 pub const MAX_BLOCK_ROWS: usize = 64;
 
 /// The smallest pivot [`eliminate`] solves for, as a fraction of the matrix's largest
@@ -52,6 +61,14 @@ const BLOCK_REGULARIZATION: f64 = 1.0e-4;
 /// Real rows sit far above (a needle of aspect 1000 gives 10⁻⁶ across its axis).
 const ROW_MOBILITY_TOLERANCE: f64 = 1.0e-7;
 
+/// Most times the block is solved in one pass while its set of active limits changes
+/// ([`solve_block`]); after the last, a limit still pulling is let go.
+const ACTIVE_SET_ROUNDS: usize = 4;
+
+/// How far a limit left out of the active set may be driven past its target before it
+/// joins, relative to |Ċ| + |b|: rounding, not motion.
+const ACTIVE_SET_SLACK: f64 = 1.0e-6;
+
 /// Where a row's accumulated impulse lives in its joint
 /// ([`JointConstraint::accumulated`](super::JointConstraint::accumulated)).
 #[derive(Clone, Copy, Debug)]
@@ -65,9 +82,18 @@ pub(crate) enum Slot {
     /// A hinge held at one angle (its limits equal): the angle row, its impulse in
     /// [`HingeState::lower`](super::revolute::HingeState::lower).
     HingeAngle,
+    /// A hinge's lower limit, one-sided, its impulse in
+    /// [`HingeState::lower`](super::revolute::HingeState::lower).
+    HingeLower,
+    /// A hinge's upper limit, one-sided, its impulse in
+    /// [`HingeState::upper`](super::revolute::HingeState::upper).
+    HingeUpper,
+    /// A ball joint's swing limit (its cone), one-sided, its impulse in
+    /// [`SwingState::swing`](super::spherical::SwingState::swing).
+    Swing,
 }
 
-/// One equality row: Ċ = J·v over the two bodies, its error C and where its impulse is.
+/// One row of the block: Ċ = J·v over the two bodies, its error C and where its impulse is.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Row {
     /// The joint's index in the solver's joint list.
@@ -83,13 +109,16 @@ pub(crate) struct Row {
     /// Inverse masses along the world axes (0 on locked ones).
     pub inv_mass_a: Vec3,
     pub inv_mass_b: Vec3,
-    /// The position error C, m or rad.
+    /// The position error C, m or rad; for a one-sided row the gap, C ≥ 0 allowed.
     pub error: f32,
+    /// A limit: its accumulated impulse stays ≥ 0, and while slack (C > 0) it is
+    /// speculative, closing at most the gap in the sub-step.
+    pub one_sided: bool,
 }
 
 impl Row {
     /// Ċ for the bodies' velocities now.
-    fn rate(&self, bodies: &[SolverBody]) -> f32 {
+    pub fn rate(&self, bodies: &[SolverBody]) -> f32 {
         let (a, b) = (&bodies[self.a as usize], &bodies[self.b as usize]);
         self.linear_a.dot(a.linear_velocity)
             + self.angular_a.dot(a.angular_velocity)
@@ -140,8 +169,18 @@ pub(crate) struct BlockScratch {
     /// K, row-major, n × n (f64: see [`RANK_TOLERANCE`]).
     k: Vec<f64>,
     rhs: Vec<f64>,
-    /// The solution of the last `solve_block`, one per row.
-    pub x: Vec<f64>,
+    /// K as assembled, kept while the active set changes.
+    k_full: Vec<f64>,
+    /// Each row's Ċ now and its target b (K·x = Ċ + b).
+    rate: Vec<f64>,
+    target: Vec<f64>,
+    /// Whether a row is in the active set (every equality row is).
+    active: Vec<bool>,
+    x: Vec<f64>,
+    /// Each row's accumulated impulse before the solve (filled by the caller).
+    pub accumulated: Vec<f32>,
+    /// The change of each row's accumulated impulse the solve asks for.
+    pub delta: Vec<f32>,
     pivots: Vec<usize>,
     done: Vec<bool>,
     /// Union–find parents and equality-row counts per solver body (`assign_blocks`).
@@ -154,14 +193,130 @@ fn dot64(u: Vec3, v: Vec3) -> f64 {
     u.x as f64 * v.x as f64 + u.y as f64 * v.y as f64 + u.z as f64 * v.z as f64
 }
 
-/// Solves (K + ε·diag K)·x = J·v + b for `scratch.rows` (filled by the caller) into
-/// `scratch.x`, with b = `bias_rate`·C in the biased pass (None: b = 0) and ε =
-/// [`BLOCK_REGULARIZATION`]. The caller turns x into impulses.
+/// Solves `scratch.rows` (filled by the caller, with their accumulated impulses in
+/// `scratch.accumulated`) for the changes of those impulses, into `scratch.delta`:
+/// (K + ε·diag K)·x = J·v + b over the active rows, Δλ = −s_m·x − s_i·λ, with ε =
+/// [`BLOCK_REGULARIZATION`] and (s_m, s_i) = `scales`. b is `bias_rate`·C for the
+/// equality rows in the biased pass (None: b = 0), and for a slack limit gap/h (it may
+/// close its gap this sub-step), else as an equality row.
+///
+/// The limits take part by an active set (Baraff 1994, "Fast contact force computation for
+/// nonpenetrating rigid bodies", in its simplest form): every limit that is touching, or
+/// would close its gap this sub-step, starts active, and is solved as an equality row;
+/// one whose impulse comes out pulling (λ + Δλ < 0) leaves the set, one left out that the
+/// others drive past its gap joins it, and the block is solved again, at most
+/// [`ACTIVE_SET_ROUNDS`] times. A limit out of the set releases what it holds (Δλ = −λ).
 pub(crate) fn solve_block(
     scratch: &mut BlockScratch,
     bodies: &[SolverBody],
     bias_rate: Option<f32>,
+    inv_h: f32,
+    (mass_scale, impulse_scale): (f32, f32),
 ) {
+    let n = scratch.rows.len();
+    assemble(scratch, bodies);
+    let rows = &scratch.rows;
+    scratch.rate.clear();
+    scratch.target.clear();
+    scratch.active.clear();
+    for (r, &lambda) in rows.iter().zip(&scratch.accumulated) {
+        let rate = r.rate(bodies) as f64;
+        let target = if r.one_sided && r.error > 0.0 {
+            r.error as f64 * inv_h as f64
+        } else {
+            bias_rate.map_or(0.0, |b| b as f64 * r.error as f64)
+        };
+        scratch.rate.push(rate);
+        scratch.target.push(target);
+        scratch
+            .active
+            .push(!r.one_sided || r.error <= 0.0 || rate + target < 0.0 || lambda > 0.0);
+    }
+    scratch.delta.resize(n, 0.0);
+    scratch.x.resize(n, 0.0);
+    scratch.pivots.resize(n, 0);
+    scratch.done.resize(n, false);
+    let (ms, is) = (mass_scale as f64, impulse_scale as f64);
+    for round in 0..ACTIVE_SET_ROUNDS {
+        // Rows out of the set release their impulse: Δλ = −λ, which is x = λ·(1 − s_i)/s_m.
+        scratch.k.clear();
+        scratch.k.extend_from_slice(&scratch.k_full);
+        scratch.rhs.clear();
+        scratch
+            .rhs
+            .extend((0..n).map(|i| scratch.rate[i] + scratch.target[i]));
+        for j in (0..n).filter(|&j| !scratch.active[j]) {
+            let x = scratch.accumulated[j] as f64 * (1.0 - is) / ms;
+            if x != 0.0 {
+                for i in 0..n {
+                    scratch.rhs[i] -= scratch.k_full[i * n + j] * x;
+                }
+            }
+        }
+        for j in 0..n {
+            if scratch.active[j] {
+                scratch.k[j * n + j] *= 1.0 + BLOCK_REGULARIZATION;
+            } else {
+                for i in 0..n {
+                    scratch.k[i * n + j] = 0.0;
+                    scratch.k[j * n + i] = 0.0;
+                }
+                scratch.rhs[j] = 0.0;
+            }
+        }
+        eliminate(
+            &mut scratch.k,
+            &mut scratch.rhs,
+            &mut scratch.x[..n],
+            &mut scratch.pivots[..n],
+            &mut scratch.done[..n],
+            RANK_TOLERANCE,
+        );
+        for i in 0..n {
+            let lambda = scratch.accumulated[i] as f64;
+            scratch.delta[i] = if scratch.active[i] {
+                (-ms * scratch.x[i] - is * lambda) as f32
+            } else {
+                -lambda as f32
+            };
+        }
+        if round + 1 == ACTIVE_SET_ROUNDS {
+            break;
+        }
+        let mut changed = false;
+        for i in (0..n).filter(|&i| rows[i].one_sided) {
+            if scratch.active[i] {
+                if scratch.accumulated[i] + scratch.delta[i] < 0.0 {
+                    scratch.active[i] = false;
+                    changed = true;
+                }
+            } else {
+                let after: f64 = scratch.rate[i]
+                    + (0..n)
+                        .map(|j| scratch.k_full[i * n + j] * scratch.delta[j] as f64)
+                        .sum::<f64>();
+                let target = scratch.target[i];
+                if after + target < -ACTIVE_SET_SLACK * (scratch.rate[i].abs() + target.abs()) {
+                    scratch.active[i] = true;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    // Whatever the last round left pulling is let go (a limit only pushes).
+    for (i, r) in rows.iter().enumerate() {
+        if r.one_sided && scratch.accumulated[i] + scratch.delta[i] < 0.0 {
+            scratch.delta[i] = -scratch.accumulated[i];
+        }
+    }
+}
+
+/// K = J·M⁻¹·Jᵀ of `scratch.rows` into `scratch.k_full` (rows along locked directions
+/// cleared, [`ROW_MOBILITY_TOLERANCE`]).
+fn assemble(scratch: &mut BlockScratch, bodies: &[SolverBody]) {
     let n = scratch.rows.len();
     let rows = &scratch.rows;
     scratch.turns.clear();
@@ -176,8 +331,9 @@ pub(crate) fn solve_block(
         ]
     }));
     // K_ij = Σ over the bodies rows i and j share of J_i·M⁻¹·J_jᵀ.
-    scratch.k.clear();
-    scratch.k.resize(n * n, 0.0);
+    let k = &mut scratch.k_full;
+    k.clear();
+    k.resize(n * n, 0.0);
     for (i, ri) in rows.iter().enumerate() {
         for (j, (rj, tj)) in rows.iter().zip(&scratch.turns).enumerate().skip(i) {
             let mut kij = 0.0f64;
@@ -195,35 +351,18 @@ pub(crate) fn solve_block(
                     kij += dot64(linear, tj[2]) + dot64(angular, tj[3]);
                 }
             }
-            scratch.k[i * n + j] = kij;
-            scratch.k[j * n + i] = kij;
+            k[i * n + j] = kij;
+            k[j * n + i] = kij;
         }
     }
     for (i, r) in rows.iter().enumerate() {
-        if scratch.k[i * n + i] < ROW_MOBILITY_TOLERANCE * r.free_scale(bodies) {
+        if k[i * n + i] < ROW_MOBILITY_TOLERANCE * r.free_scale(bodies) {
             for j in 0..n {
-                scratch.k[i * n + j] = 0.0;
-                scratch.k[j * n + i] = 0.0;
+                k[i * n + j] = 0.0;
+                k[j * n + i] = 0.0;
             }
         }
     }
-    scratch.rhs.clear();
-    for (i, r) in rows.iter().enumerate() {
-        scratch.k[i * n + i] *= 1.0 + BLOCK_REGULARIZATION;
-        let bias = bias_rate.map_or(0.0, |b| b as f64 * r.error as f64);
-        scratch.rhs.push(r.rate(bodies) as f64 + bias);
-    }
-    scratch.x.resize(n, 0.0);
-    scratch.pivots.resize(n, 0);
-    scratch.done.resize(n, false);
-    eliminate(
-        &mut scratch.k,
-        &mut scratch.rhs,
-        &mut scratch.x[..n],
-        &mut scratch.pivots[..n],
-        &mut scratch.done[..n],
-        RANK_TOLERANCE,
-    );
 }
 
 /// Solves K·x = rhs in place (K row-major, n × n, symmetric positive semi-definite; n the

@@ -1,6 +1,5 @@
 //! Joints and springs between two bodies, or a body and the world: solved in the same
-//! sub-steps as the contacts (after them in each pass, one joint after another), warm-started
-//! from the last step, and able to break.
+//! sub-steps as the contacts (after them in each pass), and able to break.
 //!
 //! Kinds (anchors are points fixed in each body; a world anchor is a fixed world point),
 //! one file each, built from the rows of `parts.rs`:
@@ -25,10 +24,11 @@
 //! solved in the biased pass only (relaxing it would take out the velocity the spring gave):
 //! its force explicit and its damping implicit, so an undamped spring keeps its energy, up
 //! to [`SYMPLECTIC_SPRING_LIMIT`]; stiffer springs take the soft step with their own
-//! frequency, which is stable at any stiffness but loses energy. Joints are solved serially,
-//! after each pass over the contacts' colours: they are few next to the contacts, and a
-//! chain needs its links in order more than in parallel. The equality rows of a small
-//! jointed island are solved together instead (`block.rs`).
+//! frequency, which is stable at any stiffness but loses energy. Joints are solved after each
+//! pass over the contacts' colours: a jointed island of up to `block::MAX_BLOCK_ROWS` rows
+//! solves its equality rows and limits together, directly, with no warm start
+//! (`block.rs`); its motors and springs, and every joint of a larger island, one joint
+//! after another, warm-started from the last sub-step.
 
 mod block;
 mod distance;

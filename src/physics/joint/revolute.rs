@@ -235,7 +235,8 @@ pub(super) fn solve(
             parts::apply_angular(bodies, c, -hinge.axis * delta);
         }
     } else if let Some(limits) = limits {
-        if k_axis > 0.0 {
+        // In the island's block unless the joint is sequential.
+        if k_axis > 0.0 && c.is_sequential() {
             let angle = angle_near(hinge.angle, 0.5 * (limits.lower + limits.upper));
             for (impulse, gap, sign) in [
                 (&mut state.lower, angle - limits.lower, 1.0f32),
@@ -315,6 +316,7 @@ pub(super) fn equality_rows(
     }
     // Held at one angle (limits with lower = upper): the angle row too, Ċ = (ω_a − ω_b)·axis,
     // C = angle − lower, its impulse in `lower` (as `solve` keeps it when sequential).
+    let turn = [Vec3::ZERO, hinge.axis, Vec3::ZERO, -hinge.axis];
     if let JointKind::Revolute {
         limits: Some(limits),
         ..
@@ -322,13 +324,23 @@ pub(super) fn equality_rows(
     {
         if limits.lower == limits.upper {
             let angle = angle_near(hinge.angle, limits.lower);
-            rows.push(c.row(
-                index,
-                Slot::HingeAngle,
-                [Vec3::ZERO, hinge.axis, Vec3::ZERO, -hinge.axis],
-                angle - limits.lower,
-            ));
+            rows.push(c.row(index, Slot::HingeAngle, turn, angle - limits.lower));
         }
     }
     parts::point_equality_rows(index, c, anchors, rows);
+    // Distinct limits: two one-sided rows, the lower one raising the angle (J as the angle
+    // row's, gap angle − lower), the upper one lowering it (−J, gap upper − angle).
+    if let JointKind::Revolute {
+        limits: Some(limits),
+        ..
+    } = c.kind
+    {
+        if limits.lower != limits.upper {
+            let angle = angle_near(hinge.angle, 0.5 * (limits.lower + limits.upper));
+            let [la, aa, lb, ab] = turn;
+            let back = [-la, -aa, -lb, -ab];
+            rows.push(c.limit_row(index, Slot::HingeLower, turn, angle - limits.lower));
+            rows.push(c.limit_row(index, Slot::HingeUpper, back, limits.upper - angle));
+        }
+    }
 }

@@ -55,13 +55,15 @@ impl JointConstraint {
         self.component == NO_BLOCK
     }
 
-    /// The accumulated impulse an equality row of `slot` stands for.
+    /// The accumulated impulse a block row of `slot` stands for.
     fn accumulated(&mut self, slot: Slot) -> &mut f32 {
         match (slot, &mut self.state) {
             (Slot::Linear(k), _) => &mut self.impulse[k],
             (Slot::WeldAngular(k), JointState::Fixed(weld)) => &mut weld.angular[k],
             (Slot::HingeAlignment(k), JointState::Revolute(hinge)) => &mut hinge.alignment[k],
-            (Slot::HingeAngle, JointState::Revolute(hinge)) => &mut hinge.lower,
+            (Slot::HingeAngle | Slot::HingeLower, JointState::Revolute(hinge)) => &mut hinge.lower,
+            (Slot::HingeUpper, JointState::Revolute(hinge)) => &mut hinge.upper,
+            (Slot::Swing, JointState::Spherical(swing)) => &mut swing.swing,
             (slot, state) => unreachable!("a {slot:?} row on a joint with {state:?}"),
         }
     }
@@ -82,6 +84,46 @@ impl JointConstraint {
             inv_mass_a: self.inv_mass_a,
             inv_mass_b: self.inv_mass_b,
             error,
+            one_sided: false,
+        }
+    }
+
+    /// A limit row of this joint for its island's block: as [`JointConstraint::row`], C the
+    /// gap (≥ 0 allowed), its impulse ≥ 0.
+    pub(super) fn limit_row(&self, joint: u32, slot: Slot, jacobian: [Vec3; 4], gap: f32) -> Row {
+        Row {
+            one_sided: true,
+            ..self.row(joint, slot, jacobian, gap)
+        }
+    }
+
+    /// Clears the impulses of the rows its island's block solves: the block solves them
+    /// whole in every pass, so they carry nothing from one sub-step to the next (a
+    /// carried impulse is applied along the sub-step's new rows, and where a contact pushes
+    /// against a joint, or two rows hold a light body between them, the two carried
+    /// impulses are large and opposite, and no longer cancel once the bodies have turned).
+    /// The motor and springs keep theirs: they are solved joint by joint.
+    fn forget_block_impulses(&mut self) {
+        if self.is_sequential() {
+            return;
+        }
+        match (&self.kind, &mut self.state) {
+            (JointKind::Spherical { .. }, JointState::Spherical(swing)) => {
+                self.impulse = Vec3::ZERO;
+                swing.swing = 0.0;
+            }
+            (JointKind::Revolute { .. }, JointState::Revolute(hinge)) => {
+                self.impulse = Vec3::ZERO;
+                hinge.alignment = [0.0; 2];
+                hinge.lower = 0.0;
+                hinge.upper = 0.0;
+            }
+            (JointKind::Fixed { .. }, JointState::Fixed(weld)) => {
+                self.impulse = Vec3::ZERO;
+                weld.angular = Vec3::ZERO;
+            }
+            (JointKind::Distance { min, max }, _) if min == max => self.impulse = Vec3::ZERO,
+            _ => {}
         }
     }
 }
@@ -113,6 +155,9 @@ pub(crate) fn solve_joints(
         h,
     };
     for c in joints.iter_mut().filter(|c| c.group == group) {
+        if pass == JointPass::WarmStart {
+            c.forget_block_impulses();
+        }
         match c.kind {
             JointKind::Spherical { cone } => spherical::solve(c, cone, bodies, &step),
             JointKind::Distance { min, max } => distance::solve(c, min, max, bodies, &step),
@@ -161,14 +206,31 @@ fn solve_blocks(
         if joints[start].group == group && component != NO_BLOCK {
             blocks.rows.clear();
             for (index, c) in joints.iter().enumerate().take(end).skip(start) {
-                equality_rows(index as u32, c, bodies, &mut blocks.rows);
+                block_rows(index as u32, c, bodies, &mut blocks.rows);
             }
+            // A limit joins the block only where it may act this sub-step: holding an
+            // impulse, touching, or closing its gap within two sub-steps at the rate it has
+            // now. The others would only make the block larger (n³) to be left out of it.
+            blocks.accumulated.clear();
+            let mut kept = 0;
+            for i in 0..blocks.rows.len() {
+                let row = blocks.rows[i];
+                let accumulated = *joints[row.joint as usize].accumulated(row.slot);
+                let near = accumulated > 0.0
+                    || row.error <= 0.0
+                    || row.error + 2.0 * step.h * row.rate(bodies) < 0.0;
+                if !row.one_sided || near {
+                    blocks.rows[kept] = row;
+                    blocks.accumulated.push(accumulated);
+                    kept += 1;
+                }
+            }
+            blocks.rows.truncate(kept);
             let bias_rate = step.biased().then_some(step.soft.bias_rate);
-            block::solve_block(blocks, bodies, bias_rate);
-            for (row, &x) in blocks.rows.iter().zip(&blocks.x) {
-                let accumulated = joints[row.joint as usize].accumulated(row.slot);
-                let delta = -mass_scale * x as f32 - impulse_scale * *accumulated;
-                *accumulated += delta;
+            let scales = (mass_scale, impulse_scale);
+            block::solve_block(blocks, bodies, bias_rate, 1.0 / step.h, scales);
+            for (row, &delta) in blocks.rows.iter().zip(&blocks.delta) {
+                *joints[row.joint as usize].accumulated(row.slot) += delta;
                 row.apply(bodies, delta);
             }
         }
@@ -203,7 +265,7 @@ fn assign_blocks(list: &mut [JointConstraint], scratch: &mut BlockScratch, bodie
     counts.resize(bodies, 0);
     for c in list.iter_mut() {
         c.component = root(parent, if c.a != 0 { c.a } else { c.b });
-        counts[c.component as usize] += equality_row_count(&c.kind);
+        counts[c.component as usize] += block_row_count(&c.kind);
     }
     for c in list.iter_mut() {
         let rows = counts[c.component as usize];
@@ -214,29 +276,36 @@ fn assign_blocks(list: &mut [JointConstraint], scratch: &mut BlockScratch, bodie
     list.sort_by_key(|c| (c.group, c.component));
 }
 
-/// How many equality rows (solved by the island's block) a joint of `kind` has.
-fn equality_row_count(kind: &JointKind) -> u32 {
+/// How many rows (solved by the island's block) a joint of `kind` has: its equality rows
+/// and its limits.
+fn block_row_count(kind: &JointKind) -> u32 {
     match *kind {
-        JointKind::Spherical { .. } => 3,
+        JointKind::Spherical { cone } => 3 + cone.is_some() as u32,
         JointKind::Fixed { .. } => 6,
         JointKind::Revolute {
             limits: Some(limits),
             ..
         } if limits.lower == limits.upper => 6,
-        JointKind::Revolute { .. } => 5,
+        JointKind::Revolute { limits, .. } => 5 + 2 * limits.is_some() as u32,
         JointKind::Distance { min, max } if min == max => 1,
         _ => 0,
     }
 }
 
-/// Appends joint `index`'s equality rows, for the bodies as the sub-step has moved them.
+/// Appends joint `index`'s block rows (equality rows, then limits), for the bodies as the
+/// sub-step has moved them.
 /// Each row's Ċ = J·v and C follow the sign of the row it stands for: the point rows
 /// d = p_b − p_a, a weld's −θ (its rate ω_b − ω_a), a hinge's alignment errors (their rate
 /// (ω_b − ω_a)·r), a rod's |d| − L.
-fn equality_rows(index: u32, c: &JointConstraint, bodies: &[SolverBody], rows: &mut Vec<Row>) {
+fn block_rows(index: u32, c: &JointConstraint, bodies: &[SolverBody], rows: &mut Vec<Row>) {
     let anchors = Anchors::new(c, bodies);
     match c.kind {
-        JointKind::Spherical { .. } => parts::point_equality_rows(index, c, &anchors, rows),
+        JointKind::Spherical { cone } => {
+            parts::point_equality_rows(index, c, &anchors, rows);
+            if let Some(cone) = cone {
+                spherical::swing_limit_row(index, c, bodies, &cone, rows);
+            }
+        }
         JointKind::Fixed { reference } => {
             fixed::equality_rows(index, c, bodies, reference, &anchors, rows)
         }

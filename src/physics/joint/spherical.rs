@@ -5,6 +5,7 @@
 use super::super::math::{Quat, Vec3};
 use super::super::solver::SolverBody;
 use super::super::world::{BodyHandle, World};
+use super::block::{Row, Slot};
 use super::parts::{self, Anchors, SubStep};
 use super::{Cone, JointConstraint, JointDef, JointKind, JointPass, JointState};
 
@@ -89,12 +90,30 @@ pub(super) fn solve(
         }
         return;
     }
-    if let Some(cone) = cone {
-        swing_row(bodies, c, &mut state, &cone, anchors.ra, step);
-        c.state = JointState::Spherical(state);
-    }
+    // The swing limit is in the island's block unless the joint is sequential.
     if c.is_sequential() {
+        if let Some(cone) = cone {
+            swing_row(bodies, c, &mut state, &cone, anchors.ra, step);
+            c.state = JointState::Spherical(state);
+        }
         parts::point_rows(bodies, c, &anchors, step);
+    }
+}
+
+/// The swing limit as a row of the island's block: Ċ = (ω_a − ω_b)·r for r the swing axis,
+/// gap half_angle − θ (as [`swing_row`]); the block's point rows keep the anchors together,
+/// so the row turns the bodies about their centres of mass.
+pub(super) fn swing_limit_row(
+    index: u32,
+    c: &JointConstraint,
+    bodies: &[SolverBody],
+    cone: &Cone,
+    rows: &mut Vec<Row>,
+) {
+    if let Some(swing) = Swing::new(c, bodies, cone) {
+        let r = swing.axis;
+        let gap = cone.half_angle - swing.angle;
+        rows.push(c.limit_row(index, Slot::Swing, [Vec3::ZERO, r, Vec3::ZERO, -r], gap));
     }
 }
 

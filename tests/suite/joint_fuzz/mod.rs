@@ -34,6 +34,8 @@
 //! - `JOINT_FUZZ_SEED=17 [JOINT_FUZZ_SIZE=small] [JOINT_FUZZ_TRACE=STEPS]
 //!   [JOINT_FUZZ_SAVE=out.ron] cargo test --release --test suite joint_fuzz::one_world --
 //!   --ignored --nocapture`: one world in detail, its energy step by step, saved as a scene;
+//! - `JOINT_FUZZ_NOJOINTS=1` with `one_world`: the same world without its joints (does it
+//!   fail on its contacts alone?);
 //! - the same with `joint_fuzz::reduce_world`: removes joints and bodies while the saved scene
 //!   still fails (`JOINT_FUZZ_REDUCE_KIND=frozen`: still freezes), and saves what is left
 //!   (how `tests/corpus/joints/` was made).
@@ -155,7 +157,7 @@ fn generated_worlds_start_with_every_joint_satisfied() {
 
 /// The default run: small worlds, all of which must keep every body and their energy.
 #[test]
-#[ignore = "fails today: 14 of the 64 small worlds freeze or gain energy (milligram bodies on joints and contacts)"]
+#[ignore = "fails today: 4 of the 64 small worlds freeze or gain energy (milligram bodies on joints and contacts)"]
 fn random_jointed_worlds_neither_freeze_nor_gain_energy() {
     let mut failures = Vec::new();
     for seed in 1..=SMALL_WORLDS {
@@ -374,7 +376,10 @@ fn one_world() {
         return;
     };
     let seconds = env_number("JOINT_FUZZ_SECONDS").unwrap_or(LARGE_SECONDS);
-    let spec = generate(seed, env_size());
+    let mut spec = generate(seed, env_size());
+    if std::env::var_os("JOINT_FUZZ_NOJOINTS").is_some() {
+        spec.joints.clear();
+    }
     let (built, outcome) = run(&spec, seconds, &|_| false);
     println!(
         "seed {seed}: {}\n{}\n{}",
@@ -453,12 +458,13 @@ fn the_joint_corpus() {
     check_corpus(&corpus_dir());
 }
 
-/// The reduced scenes that still fail, apart in `tests/corpus/joints/failing/`: cones
-/// between milligram bodies in zero gravity; a 0.3 g body locked along x on a hinge with a
-/// 1.2 m arm to a 0.5 kg one; ten gram-weight bodies on welds, a 200 Hz spring and ball
-/// joints.
+/// The reduced scenes that still fail, apart in `tests/corpus/joints/failing/`: hinges and
+/// welds between bodies of 0.5 mg to 7 g in zero gravity; a chain of rotation-locked
+/// bodies on a motorised hinge, a hinge and a wide cone; thirteen bodies of a planar world
+/// on welds, hinges and a rod; and, with no joint at all, four sub-milligram capsules and
+/// boxes of a planar world dropped on the floor.
 #[test]
-#[ignore = "fails today: the scenes in tests/corpus/joints/failing/ still gain energy"]
+#[ignore = "fails today: the scenes in tests/corpus/joints/failing/ still freeze or gain energy"]
 fn the_failing_joint_corpus() {
     check_corpus(&corpus_dir().join("failing"));
 }

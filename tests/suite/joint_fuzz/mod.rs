@@ -461,8 +461,7 @@ fn the_joint_corpus() {
 /// The reduced scenes that still fail, apart in `tests/corpus/joints/failing/`: hinges and
 /// welds between bodies of 0.5 mg to 7 g in zero gravity; a chain of rotation-locked
 /// bodies on a motorised hinge, a hinge and a wide cone; thirteen bodies of a planar world
-/// on welds, hinges and a rod; and, with no joint at all, four sub-milligram capsules and
-/// boxes of a planar world dropped on the floor.
+/// on welds, hinges and a rod.
 #[test]
 #[ignore = "fails today: the scenes in tests/corpus/joints/failing/ still freeze or gain energy"]
 fn the_failing_joint_corpus() {

@@ -804,20 +804,19 @@ impl World {
     }
 }
 
-/// Stops a body whose state stopped being finite: its pose stays the last finite one, its
-/// velocities and pending forces are cleared, and the solver leaves it out from now on.
-/// A contact normal of a planar world, in the x–y plane: the solver pushes a body through
-/// its centre's free axes only where the normal has no z part (a tilted box meets the floor
-/// along a normal with one, and the part along the locked z then went, through the other
-/// contacts of the pass, into x–y motion: four sub-milligram capsules dropped on the floor
-/// gained 100 J). A normal along z (two bodies face to face across the plane) stays as it
-/// is: it can push neither.
+/// A contact normal of a planar world, in the x–y plane. The solver moves a body's centre
+/// along the scalar-mass impulse and takes out the locked z only after the pass, so a z part
+/// of the normal (a tilted box meeting the floor) would reach the pass's other contacts and
+/// turn into motion in the plane. A normal along z (two bodies face to face across the
+/// plane) stays as it is: it can push neither.
 fn in_plane(normal: Vec3) -> Vec3 {
     Vec3::new(normal.x, normal.y, 0.0)
         .try_normalize()
         .unwrap_or(normal)
 }
 
+/// Stops a body whose state stopped being finite: its pose stays the last finite one, its
+/// velocities and pending forces are cleared, and the solver leaves it out from now on.
 fn freeze(body: &mut super::body::Body) {
     body.frozen = true;
     body.linear_velocity = Vec3::ZERO;

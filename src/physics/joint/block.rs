@@ -45,8 +45,8 @@ pub const MAX_BLOCK_ROWS: usize = 64;
 /// 10⁻¹⁶ of the body's inverse inertia (K is quadratic in J).
 const RANK_TOLERANCE: f64 = 1.0e-13;
 
-/// Added to K's diagonal, relative to each entry, before the elimination, unitless (as the
-/// contacts' relax pass does). A closed loop whose joints disagree by a millimetre makes its
+/// Added to K's diagonal, relative to each entry, for the elimination, unitless (the
+/// contacts' relax pass regularises its blocks the same way). A closed loop whose joints disagree by a millimetre makes its
 /// rows nearly, not exactly, redundant: a pivot of 10⁻⁶ of the largest, kept by
 /// [`RANK_TOLERANCE`], would take impulses without bound; the regularisation bounds them at
 /// 10⁴ times a row's own, and softens a heavy load on light links by at most that share
@@ -177,7 +177,7 @@ pub(crate) struct BlockScratch {
     /// Whether a row is in the active set (every equality row is).
     active: Vec<bool>,
     x: Vec<f64>,
-    /// Each row's accumulated impulse before the solve (filled by the caller).
+    /// Each row's accumulated impulse, λ in Δλ = −s_m·x − s_i·λ (filled by the caller).
     pub accumulated: Vec<f32>,
     /// The change of each row's accumulated impulse the solve asks for.
     pub delta: Vec<f32>,
@@ -306,7 +306,7 @@ pub(crate) fn solve_block(
             break;
         }
     }
-    // Whatever the last round left pulling is let go (a limit only pushes).
+    // A limit only pushes: one the last round leaves pulling releases its impulse.
     for (i, r) in rows.iter().enumerate() {
         if r.one_sided && scratch.accumulated[i] + scratch.delta[i] < 0.0 {
             scratch.delta[i] = -scratch.accumulated[i];

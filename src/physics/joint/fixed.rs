@@ -53,8 +53,8 @@ pub(super) fn solve(
     }
 }
 
-/// A weld's angular error θ = 2·vec(q_a·(q_b·q_ref)⁻¹), the short way round (q and −q are
-/// the same rotation), rad.
+/// A weld's angular error θ = 2·vec(q_a·(q_b·q_ref)⁻¹), rad, of the smaller of the two
+/// turns that q and −q (the same rotation) describe.
 fn weld_error(c: &JointConstraint, a: &SolverBody, b: &SolverBody, reference: Quat) -> Vec3 {
     let qa = a.delta_rotation * c.rotation_a;
     let qb = b.delta_rotation * c.rotation_b;

@@ -173,8 +173,8 @@ pub(super) fn hinge_angle(axis: Vec3, reference_a: Vec3, reference_b: Vec3) -> f
 
 /// The angle equal to `angle` up to whole turns that lies within half a turn of `middle`
 /// (the middle of a hinge's limits), rad. The hinge's angle wraps at ±π; measured this way,
-/// an angle past a limit is past the nearer one (the way round through the forbidden arc),
-/// and a limit at −π or π is not met at once from the other side when the angle wraps.
+/// an angle in the forbidden arc counts against the nearer limit, and a limit at −π or π
+/// is not met at once from the other side when the angle wraps.
 fn angle_near(angle: f32, middle: f32) -> f32 {
     let tau = std::f32::consts::TAU;
     let turns = ((angle - middle) / tau).round();

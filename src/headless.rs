@@ -345,6 +345,14 @@ pub fn bench(
             .set_broad_phase(kind)
             .map_err(CliError::BadInput)?;
     }
+    // Every step on a thread of the workers' pool, as an application stepping from one would
+    // (`threads::in_pool`): none hands itself over from outside.
+    let workers = scene.world.workers();
+    crate::physics::threads::in_pool(workers, || time_steps(&mut scene, path, steps, warmup))
+}
+
+/// The steps of [`bench`] and its report.
+fn time_steps(scene: &mut Scene, path: &Path, steps: u64, warmup: u64) -> Result<(), CliError> {
     for _ in 0..warmup {
         scene.world.step(scene.timestep);
     }
@@ -388,6 +396,7 @@ pub fn bench(
         "scene": path.display().to_string(),
         "broad_phase": format!("{:?}", scene.world.settings().broad_phase),
         "bodies": scene.world.body_count(),
+        "workers": scene.world.workers(),
         "steps": steps,
         "warmup": warmup,
         "step_ms": Stats::of(&totals),

@@ -26,6 +26,11 @@ struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
 
+    /// Threads each physics step may use, 1 to 256 (default: the machine's hardware
+    /// threads). Results are the same bit for bit at any count.
+    #[arg(long, value_name = "N", global = true)]
+    threads: Option<usize>,
+
     /// Scene to open in the sandbox (default: the built-in default scene).
     scene: Option<PathBuf>,
 
@@ -139,7 +144,11 @@ enum Command {
 
 fn main() -> ExitCode {
     let mut cli = Cli::parse();
-    let result = match cli.command.take() {
+    let threads = cli.threads.map_or(Ok(()), |n| {
+        impulse::physics::threads::set_default_workers(n)
+            .map_err(|e| CliError::BadInput(format!("--threads: {e}")))
+    });
+    let result = threads.and_then(|()| match cli.command.take() {
         Some(Command::Run {
             scene,
             steps,
@@ -168,7 +177,7 @@ fn main() -> ExitCode {
             max_steps,
         }) => headless::stress(scene.as_deref(), budget_ms, csv.as_deref(), max_steps),
         None => open_window(cli),
-    };
+    });
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

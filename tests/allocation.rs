@@ -4,7 +4,9 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use impulse::physics::{BodyDef, BodyType, ColliderDef, Quat, Shape, Vec3, World, WorldSettings};
+use impulse::physics::{
+    threads, BodyDef, BodyType, ColliderDef, Quat, Shape, Vec3, World, WorldSettings,
+};
 
 struct Counting;
 
@@ -27,8 +29,8 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
-#[test]
-fn resting_steps_allocate_nothing() {
+/// A floor and `n` boxes, balls and capsules resting on it in rows of 6 (sleeping off).
+fn resting(n: usize) -> World {
     let mut world = World::new(WorldSettings {
         enable_sleeping: false,
         ..WorldSettings::default()
@@ -45,9 +47,14 @@ fn resting_steps_allocate_nothing() {
         Shape::sphere(0.5),
         Shape::capsule(0.3, 0.4),
     ];
-    for i in 0..30 {
+    for i in 0..n {
+        let (row, layer) = ((i / 6) % 10, i / 60);
         let body = world.create_body(BodyDef {
-            position: Vec3::new((i % 6) as f32 * 1.2, 0.6 + (i / 6) as f32 * 1.1, 0.0),
+            position: Vec3::new(
+                (i % 6) as f32 * 1.2,
+                0.6 + layer as f32 * 1.1,
+                row as f32 * 1.2,
+            ),
             rotation: Quat::IDENTITY,
             ..BodyDef::default()
         });
@@ -55,18 +62,37 @@ fn resting_steps_allocate_nothing() {
             .add_collider(body, ColliderDef::new(shapes[i % 3].clone()))
             .unwrap();
     }
-    for _ in 0..300 {
-        world.step(1.0 / 60.0);
+    world
+}
+
+/// One thread, and three: with three the narrow phase's contacts are split into pieces
+/// handed to the pool's threads (a few hundred contacts), whose buffers are kept too. The
+/// steps run inside the pool (`threads::in_pool`): a step called from outside hands itself
+/// to the pool, and rayon's queue for such work takes a block of memory every 63 of them.
+#[test]
+fn resting_steps_allocate_nothing() {
+    for (n, workers) in [(30, 1), (30, 3), (300, 3)] {
+        let mut world = resting(n);
+        world.set_workers(workers).unwrap();
+        let (before, after) = threads::in_pool(workers, || {
+            for _ in 0..300 {
+                world.step(1.0 / 60.0);
+            }
+            let before = ALLOCATIONS.load(Ordering::Relaxed);
+            for _ in 0..60 {
+                world.step(1.0 / 60.0);
+            }
+            (before, ALLOCATIONS.load(Ordering::Relaxed))
+        });
+        assert!(
+            world.contacts().count() > 64 || n < 300,
+            "split into pieces"
+        );
+        assert_eq!(
+            after - before,
+            0,
+            "{n} bodies, {workers} workers: steps allocated {} times",
+            after - before
+        );
     }
-    let before = ALLOCATIONS.load(Ordering::Relaxed);
-    for _ in 0..60 {
-        world.step(1.0 / 60.0);
-    }
-    let after = ALLOCATIONS.load(Ordering::Relaxed);
-    assert_eq!(
-        after - before,
-        0,
-        "steps allocated {} times",
-        after - before
-    );
 }

@@ -432,6 +432,12 @@ impl Sandbox {
             }
         }
         self.drive_player(step);
+        // The Workers slider's count (`--threads`), whatever world the timeline or a load
+        // put here: the count changes only how fast the step runs, never its result.
+        let workers = crate::physics::threads::default_workers();
+        if self.world.workers() != workers {
+            let _ = self.world.set_workers(workers);
+        }
         self.world.step(self.timestep);
         self.events.record(&self.world, &self.meta);
         self.timeline.after_step(&self.world, &self.meta);

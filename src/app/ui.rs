@@ -9,7 +9,9 @@ use macroquad::prelude::{EulerRot, Quat, Vec3};
 
 use super::sandbox::{Sandbox, Source, SpawnShape};
 use super::View;
-use crate::physics::{BodyHandle, BodyType, BroadPhaseKind, ColliderDef, Integrator, JointKind};
+use crate::physics::{
+    threads, BodyHandle, BodyType, BroadPhaseKind, ColliderDef, Integrator, JointKind,
+};
 
 /// How long a notice ("loaded …", "saved …") shows, s.
 const NOTICE_SECONDS: f64 = 4.0;
@@ -231,8 +233,26 @@ fn simulation(ui: &mut Ui, sandbox: &mut Sandbox) {
                 if settings != before {
                     sandbox.set_settings(settings);
                 }
+                workers(ui);
             });
         });
+}
+
+/// The Workers slider: threads each step may use, 1 to the machine's hardware threads (the
+/// process default, so every scene loaded afterwards uses it too; `--threads` sets it at
+/// start). Results are the same at any count; only the physics time changes.
+fn workers(ui: &mut Ui) {
+    let most = threads::hardware_threads().max(threads::default_workers());
+    let mut n = threads::default_workers();
+    let slider = ui
+        .add(egui::Slider::new(&mut n, 1..=most).text("workers"))
+        .on_hover_text(
+            "Threads each physics step may use. The simulation is the same bit for bit at \
+             any count; more workers only make large scenes step faster.",
+        );
+    if slider.changed() {
+        let _ = threads::set_default_workers(n);
+    }
 }
 
 /// The scenes/ folder: next to the working directory if there is one, else the source tree.

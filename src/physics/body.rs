@@ -50,8 +50,8 @@ pub struct BodyDef {
 }
 
 /// Locked degrees of freedom of a dynamic body, in world axes (x, y, z). A locked rotation
-/// axis is taken out of the body's inverse inertia (I⁻¹ ← P·I⁻¹·P, P the projection on the
-/// free axes), so contacts solve as if the body could not turn that way; a locked
+/// axis is taken out of the body's inverse inertia (see [`Locks::inv_inertia`]), so contacts
+/// and joints solve as if the body could not turn that way; a locked
 /// translation axis is taken out of the body's velocity after every solver pass, so it never
 /// moves along it. Both keep the locked coordinates bit for bit. Static and kinematic bodies
 /// ignore them (they move only as told).
@@ -97,6 +97,44 @@ impl Locks {
     /// 1 on the free rotation axes, 0 on the locked ones.
     pub fn angular_free(&self) -> Vec3 {
         Vec3::from_array(self.rotation.map(|l| if l { 0.0 } else { 1.0 }))
+    }
+
+    /// The inverse inertia, world axes, of a body of world inertia `inertia` (kg·m²) that may
+    /// turn only about the free axes: E·(Eᵀ·I·E)⁻¹·Eᵀ, E the free axes as columns. With
+    /// ω = E·u the locks' torques act along the locked axes only, so Eᵀ·I·E·u̇ = Eᵀ·τ. (The
+    /// whole inverse cut down, P·I⁻¹·P, is larger than this for a tensor not aligned with the
+    /// axes, by up to its ratio of largest to smallest moment: a tilted capsule in a planar
+    /// world would turn about z as if many times lighter than its energy ½·ωᵀ·I·ω says.)
+    /// `inv_inertia` is the whole inverse, returned as it is when nothing is locked, and zero
+    /// (infinite inertia) stays zero.
+    pub fn inv_inertia(&self, inertia: Mat3, inv_inertia: Mat3) -> Mat3 {
+        let mut free = [0usize; 3];
+        let mut count = 0;
+        for i in (0..3).filter(|&i| !self.rotation[i]) {
+            free[count] = i;
+            count += 1;
+        }
+        if count == 3 || inv_inertia == Mat3::ZERO {
+            return inv_inertia;
+        }
+        let m = inertia.to_cols_array_2d(); // m[column][row]
+        let mut out = [[0.0f32; 3]; 3];
+        match free[..count] {
+            [i] if m[i][i] > 0.0 => out[i][i] = 1.0 / m[i][i],
+            [i, j] => {
+                // The 2×2 block's inverse: [a b; c d]⁻¹ = [d −b; −c a] / (a·d − b·c).
+                let (a, b, c, d) = (m[i][i], m[j][i], m[i][j], m[j][j]);
+                let det = a * d - b * c;
+                if det > 0.0 {
+                    out[i][i] = d / det;
+                    out[j][i] = -b / det;
+                    out[i][j] = -c / det;
+                    out[j][j] = a / det;
+                }
+            }
+            _ => {}
+        }
+        Mat3::from_cols_array_2d(&out)
     }
 }
 
@@ -604,7 +642,57 @@ impl<'a> IntoIterator for &'a ColliderIds {
 
 #[cfg(test)]
 mod tests {
-    use super::ColliderIds;
+    use super::{ColliderIds, Locks};
+    use crate::physics::math::{Mat3, Quat, Vec3};
+
+    /// E·(Eᵀ·I·E)⁻¹·Eᵀ for every set of locked rotation axes of a tilted box's tensor:
+    /// Eᵀ·(I⁻¹_locked·I)·E is the identity on the free axes (the free block is inverted
+    /// exactly), every row and column of a locked axis is zero, and one free axis k gives
+    /// 1/I_kk, the moment about it, not the whole inverse's (I⁻¹)_kk.
+    #[test]
+    fn locked_inverse_inertia_inverts_the_free_block() {
+        // A 1 kg box of half extents 0.1, 0.3, 0.6 m: I = m/3·(b² + c², a² + c², a² + b²).
+        let (a, b, c) = (0.1f32, 0.3, 0.6);
+        let local =
+            Mat3::from_diagonal(Vec3::new(b * b + c * c, a * a + c * c, a * a + b * b) / 3.0);
+        let r = Mat3::from_quat(Quat::from_euler(glam::EulerRot::XYZ, 0.7, -0.4, 1.1));
+        let inertia = r * local * r.transpose();
+        let whole = r * local.inverse() * r.transpose();
+        for bits in 0..8u8 {
+            let locks = Locks {
+                translation: [false; 3],
+                rotation: [bits & 1 != 0, bits & 2 != 0, bits & 4 != 0],
+            };
+            let inv = locks.inv_inertia(inertia, whole);
+            let product = inv * inertia;
+            for row in 0..3 {
+                for col in 0..3 {
+                    let got = inv.col(col)[row];
+                    if locks.rotation[row] || locks.rotation[col] {
+                        assert_eq!(got, 0.0, "locks {bits:03b}: entry ({row}, {col})");
+                    } else {
+                        let expected = if row == col { 1.0 } else { 0.0 };
+                        let p = product.col(col)[row];
+                        assert!(
+                            (p - expected).abs() < 1e-5,
+                            "locks {bits:03b}: (I⁻¹I)[{row}][{col}] = {p}"
+                        );
+                    }
+                }
+            }
+            let free: Vec<usize> = (0..3).filter(|&i| !locks.rotation[i]).collect();
+            if let [k] = free[..] {
+                let moment = inertia.col(k)[k];
+                assert!((inv.col(k)[k] * moment - 1.0).abs() < 1e-6);
+                assert!(
+                    whole.col(k)[k] * moment > 1.05,
+                    "the tensor is tilted enough to tell"
+                );
+            }
+        }
+        assert_eq!(Locks::NONE.inv_inertia(inertia, whole), whole);
+        assert_eq!(Locks::PLANAR.inv_inertia(inertia, Mat3::ZERO), Mat3::ZERO);
+    }
 
     #[test]
     fn collider_ids_keep_their_order_inline_and_spilled() {

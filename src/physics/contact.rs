@@ -17,7 +17,7 @@ use super::constants::{MANIFOLD_REUSE_DISTANCE, MANIFOLD_REUSE_FRACTION};
 use super::handle::Arena;
 use super::math::{Isometry, Vec3};
 use super::narrow_phase::{Manifold, ManifoldPoint, MAX_MANIFOLD_POINTS};
-use super::prefetch::prefetch;
+use super::prefetch::prefetch_ptr;
 use super::shape::ShapeKind;
 
 /// A hash map with deterministic hashing (std's default hasher is seeded per process).
@@ -448,13 +448,16 @@ const OBJECTS_AHEAD: usize = 4;
 pub(crate) fn prefetch_ahead(
     list: &[ActiveInfo],
     k: usize,
-    slots: &[Contact],
+    slots: *const Contact,
+    len: usize,
     bodies: &Arena<Body>,
     colliders: Option<&Arena<Collider>>,
 ) {
     if let Some(info) = list.get(k + CONTACT_AHEAD) {
-        if let Some(contact) = slots.get(info.id as usize) {
-            prefetch(contact);
+        if (info.id as usize) < len {
+            // A hint only: the slot's address, never read here (another thread may be
+            // writing it).
+            prefetch_ptr(slots.wrapping_add(info.id as usize));
         }
     }
     if let Some(info) = list.get(k + OBJECTS_AHEAD) {

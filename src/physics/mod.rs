@@ -19,9 +19,10 @@ pub mod query;
 pub mod shape;
 pub mod shape_cast;
 pub(crate) mod solver;
+pub mod threads;
 pub mod world;
 pub mod world_bodies;
-mod world_contacts;
+pub(crate) mod world_contacts;
 mod world_solve;
 
 pub use body::{Body, BodyDef, BodyType, Locks};

@@ -15,7 +15,6 @@ use super::contact::{Contact, ContactSet};
 use super::handle::{Arena, Handle};
 use super::island::SleepIslands;
 use super::math::{Quat, Vec3};
-use super::narrow_phase::Scratch;
 use super::profile::{PhaseTimer, StepCounters, StepProfile};
 use super::solver::{
     ConstraintGraph, ConstraintInput, ConstraintLanes, LaneBlocks, PassFactors, SolverBody,
@@ -66,7 +65,7 @@ impl BroadPhaseKind {
     pub const GRID: Self = BroadPhaseKind::Grid { cell_size: None };
 
     /// A new, empty broad phase of this kind.
-    pub fn create(self) -> Box<dyn BroadPhase + Send> {
+    pub fn create(self) -> Box<dyn BroadPhase + Send + Sync> {
         match self {
             BroadPhaseKind::DynamicTree => Box::new(DynamicTree::default()),
             BroadPhaseKind::BruteForce => Box::new(BruteForce::default()),
@@ -299,7 +298,7 @@ pub struct ContactEvents {
 }
 
 impl ContactEvents {
-    fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.begin.clear();
         self.persist.clear();
         self.end.clear();
@@ -317,7 +316,8 @@ pub(crate) struct StepScratch {
     pub joint_blocks: super::joint::BlockScratch,
     /// Pairs of jointed awake dynamic bodies (solver indices), for the islands.
     pub joint_pairs: Vec<(u32, u32)>,
-    pub narrow: Scratch,
+    /// The narrow phase's results, one per piece of the contact list (`world_contacts.rs`).
+    pub narrow_chunks: Vec<super::world_contacts::NarrowChunk>,
     pub new_pairs: Vec<(u32, u32)>,
     pub to_destroy: Vec<u32>,
     pub to_wake: Vec<u32>,
@@ -386,7 +386,7 @@ pub struct World {
     pub(crate) settings: WorldSettings,
     pub(crate) bodies: Arena<Body>,
     pub(crate) colliders: Arena<Collider>,
-    pub(crate) broad_phase: Box<dyn BroadPhase + Send>,
+    pub(crate) broad_phase: Box<dyn BroadPhase + Send + Sync>,
     pub(crate) contacts: ContactSet,
     pub(crate) sleep_islands: SleepIslands,
     pub(crate) scratch: StepScratch,
@@ -410,6 +410,8 @@ pub struct World {
     pub(crate) joints: Arena<super::joint::Joint>,
     /// The joints that broke in the last step.
     pub(crate) broken_joints: Vec<super::joint::JointDef>,
+    /// Threads the step may use (see [`World::set_workers`]).
+    pub(crate) workers: usize,
 }
 
 impl Default for World {
@@ -442,6 +444,7 @@ impl Clone for World {
             capped_pairs: self.capped_pairs.clone(),
             joints: self.joints.clone(),
             broken_joints: self.broken_joints.clone(),
+            workers: self.workers,
         }
     }
 }
@@ -469,6 +472,7 @@ impl World {
             capped_pairs: PairSet::new(),
             joints: Arena::default(),
             broken_joints: Vec::new(),
+            workers: super::threads::default_workers(),
         }
     }
 
@@ -613,11 +617,32 @@ impl World {
     /// 4. finalize: bodies written back, colliders and proxies moved;
     /// 5. islands: resting islands fall asleep.
     ///
-    /// A non-positive or non-finite `dt` does nothing.
+    /// A non-positive or non-finite `dt` does nothing. The step uses up to
+    /// [`World::workers`] threads and its result is the same bit for bit at any count.
     pub fn step(&mut self, dt: f32) {
         if !(dt > 0.0 && dt.is_finite()) {
             return;
         }
+        super::threads::run_with(self.workers, || self.step_here(dt));
+    }
+
+    /// Threads the step may use: 1 steps on the calling thread; more split the phases that
+    /// can split (see `physics/threads.rs`). A new world takes
+    /// [`threads::default_workers`](super::threads::default_workers).
+    pub fn workers(&self) -> usize {
+        self.workers
+    }
+
+    /// Sets [`World::workers`], 1 to [`MAX_WORKERS`](super::threads::MAX_WORKERS). The
+    /// state after every step is the same at any count; only the time taken changes.
+    pub fn set_workers(&mut self, workers: usize) -> Result<(), String> {
+        super::threads::check_workers(workers)?;
+        self.workers = workers;
+        Ok(())
+    }
+
+    /// [`World::step`] on the current thread (inside the workers' pool when there is one).
+    fn step_here(&mut self, dt: f32) {
         let start = PhaseTimer::start();
         let mut timer = PhaseTimer::start();
         self.profile = StepProfile::default();

@@ -3,13 +3,14 @@
 //! manifold of every contact with an awake body (phases 1 and 2 of a step).
 
 use super::body::{Body, BodyType, NULL};
+use super::broad_phase::BroadPhase;
 use super::collider::{Collider, MixedMaterial};
 use super::constants::{MAX_SPECULATIVE_DISTANCE, SPECULATIVE_DISTANCE};
-use super::contact::{prefetch_ahead, Contact, ContactEdge, ManifoldCache};
+use super::contact::{prefetch_ahead, ActiveInfo, Contact, ContactEdge, ManifoldCache};
 use super::handle::{Arena, Handle};
 use super::math::Vec3;
-use super::narrow_phase::{collide, collide_knowing, Manifold};
-use super::world::{ContactBegin, ContactPair, World};
+use super::narrow_phase::{collide, collide_knowing, Manifold, Scratch};
+use super::world::{ContactBegin, ContactEvents, ContactPair, World};
 
 /// What [`World::try_create_contact`] did with a pair.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -225,40 +226,181 @@ impl World {
     pub(crate) fn update_contacts(&mut self, dt: f32) {
         self.scratch.to_destroy.clear();
         self.scratch.to_wake.clear();
+        let chunks = self.contacts.active.len().div_ceil(NARROW_CHUNK);
+        let outs = &mut self.scratch.narrow_chunks;
+        if outs.len() < chunks {
+            outs.resize_with(chunks, NarrowChunk::default);
+        }
+        let env = NarrowEnv {
+            bodies: &self.bodies,
+            colliders: &self.colliders,
+            broad_phase: &*self.broad_phase,
+            slots: SharedSlots {
+                ptr: self.contacts.slots.as_mut_ptr(),
+                len: self.contacts.slots.len(),
+            },
+            dt,
+            reuse_manifolds: self.settings.reuse_manifolds,
+        };
+        let outs = &mut outs[..chunks];
+        let work = |(infos, out): (&mut [ActiveInfo], &mut NarrowChunk)| {
+            out.clear();
+            // SAFETY: the active list names every contact once, and these chunks split it.
+            unsafe { env.update_chunk(infos, out) };
+        };
+        let active = &mut self.contacts.active;
+        if super::threads::split_here() {
+            #[cfg(feature = "parallel")]
+            {
+                use rayon::prelude::*;
+                active
+                    .par_chunks_mut(NARROW_CHUNK)
+                    .zip(outs.par_iter_mut())
+                    .for_each(work);
+            }
+        } else {
+            active
+                .chunks_mut(NARROW_CHUNK)
+                .zip(outs.iter_mut())
+                .for_each(work);
+        }
+        // The chunks' results in the order of the contacts, as one pass over them gives.
+        let (mut tests, mut reused, mut manifolds, mut points) = (0, 0, 0, 0);
+        let scratch = &mut self.scratch;
+        let events = &mut self.events;
+        for out in &scratch.narrow_chunks[..chunks] {
+            tests += out.tests;
+            reused += out.reused;
+            manifolds += out.manifolds;
+            points += out.points;
+            events.begin.extend_from_slice(&out.events.begin);
+            events.persist.extend_from_slice(&out.events.persist);
+            events.end.extend_from_slice(&out.events.end);
+            events
+                .sensor_begin
+                .extend_from_slice(&out.events.sensor_begin);
+            events.sensor_end.extend_from_slice(&out.events.sensor_end);
+            scratch.to_destroy.extend_from_slice(&out.to_destroy);
+            scratch.to_wake.extend_from_slice(&out.to_wake);
+        }
+        self.counters.pair_tests = tests;
+        self.counters.manifolds_reused = reused;
+        self.counters.manifolds = manifolds;
+        self.counters.contact_points = points;
+        let to_destroy = std::mem::take(&mut self.scratch.to_destroy);
+        for &id in &to_destroy {
+            self.destroy_contact(id);
+        }
+        self.scratch.to_destroy = to_destroy;
+        // The touching contacts, in the order of `active` after the removals: what the
+        // islands, the solver's gather and sleep walk.
+        self.contacts.touching_into(&mut self.scratch.touching);
+        let to_wake = std::mem::take(&mut self.scratch.to_wake);
+        for &body in &to_wake {
+            self.wake_body_index(body);
+        }
+        self.scratch.to_wake = to_wake;
+    }
+}
+
+/// Contacts per piece of the narrow phase's work. The pieces are cut from the list of live
+/// contacts whatever the thread count, so their results, merged in order, are the same at
+/// any count; a piece is a few tens of microseconds of collision tests, so a pool's threads
+/// share even a few hundred contacts.
+const NARROW_CHUNK: usize = 64;
+
+/// What the narrow phase found in one piece of the contact list: events, contacts to
+/// destroy, bodies to wake and the counters, merged in order afterwards. Kept in the step's
+/// scratch so the steady state allocates nothing.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct NarrowChunk {
+    narrow: Scratch,
+    events: ContactEvents,
+    to_destroy: Vec<u32>,
+    to_wake: Vec<u32>,
+    tests: usize,
+    reused: usize,
+    /// Touching manifolds and their points.
+    manifolds: usize,
+    points: usize,
+}
+
+impl NarrowChunk {
+    fn clear(&mut self) {
+        self.events.clear();
+        self.to_destroy.clear();
+        self.to_wake.clear();
+        self.tests = 0;
+        self.reused = 0;
+        self.manifolds = 0;
+        self.points = 0;
+    }
+}
+
+/// The contact slots, shared by the threads of the narrow phase: each contact is updated by
+/// the one piece of the active list that names it.
+#[derive(Clone, Copy)]
+struct SharedSlots {
+    ptr: *mut Contact,
+    len: usize,
+}
+
+// SAFETY: the pointer comes from the world's contact slots, borrowed mutably for the whole
+// narrow phase (`update_contacts`); a slot is reached only through the one entry of the
+// active list that names it (`NarrowEnv::update_chunk`).
+unsafe impl Send for SharedSlots {}
+unsafe impl Sync for SharedSlots {}
+
+/// What every piece of the narrow phase reads.
+struct NarrowEnv<'a> {
+    bodies: &'a Arena<Body>,
+    colliders: &'a Arena<Collider>,
+    broad_phase: &'a (dyn BroadPhase + Send + Sync),
+    slots: SharedSlots,
+    dt: f32,
+    reuse_manifolds: bool,
+}
+
+impl NarrowEnv<'_> {
+    /// Refreshes the manifold of every contact of `infos` with an awake body, recording
+    /// begin/persist/end events, contacts whose colliders stopped overlapping and sleeping
+    /// bodies touched by awake ones in `out`.
+    ///
+    /// # Safety
+    /// No other thread may use the contacts that `infos` names while this runs, and
+    /// `infos` names each at most once.
+    unsafe fn update_chunk(&self, infos: &mut [ActiveInfo], out: &mut NarrowChunk) {
         let Self {
             bodies,
             colliders,
-            contacts,
             broad_phase,
-            scratch,
-            events,
+            dt,
+            reuse_manifolds,
             ..
-        } = self;
-        let reuse_manifolds = self.settings.reuse_manifolds;
-        let (mut tests, mut reused) = (0, 0);
-        // Touching manifolds and their points, for the counters (nothing later in the step
-        // changes them; a contact destroyed below is not counted).
-        let (mut manifolds, mut points) = (0, 0);
-        for k in 0..contacts.active.len() {
+        } = *self;
+        for k in 0..infos.len() {
             prefetch_ahead(
-                &contacts.active,
+                infos,
                 k,
-                &contacts.slots,
+                self.slots.ptr,
+                self.slots.len,
                 bodies,
                 Some(colliders),
             );
-            let id = contacts.active[k].id;
-            let contact = &mut contacts.slots[id as usize];
+            let id = infos[k].id;
+            assert!((id as usize) < self.slots.len, "contact {id} out of range");
+            // SAFETY: in range; this piece is the only user of the contact (above).
+            let contact = unsafe { &mut *self.slots.ptr.add(id as usize) };
             let (Some(col_a), Some(col_b)) = (
                 colliders.at(contact.collider_a),
                 colliders.at(contact.collider_b),
             ) else {
-                scratch.to_destroy.push(id);
+                out.to_destroy.push(id);
                 continue;
             };
             let (Some(body_a), Some(body_b)) = (bodies.at(col_a.body), bodies.at(col_b.body))
             else {
-                scratch.to_destroy.push(id);
+                out.to_destroy.push(id);
                 continue;
             };
             let active_a = body_a.awake && body_a.body_type != BodyType::Static;
@@ -266,8 +408,8 @@ impl World {
             if !active_a && !active_b {
                 // Both asleep: the manifold stays as it was, and still counts.
                 if contact.touching {
-                    manifolds += 1;
-                    points += contact.count;
+                    out.manifolds += 1;
+                    out.points += contact.count;
                 }
                 continue;
             }
@@ -275,7 +417,7 @@ impl World {
                 .fat_aabb(col_a.proxy)
                 .overlaps(&broad_phase.fat_aabb(col_b.proxy))
             {
-                scratch.to_destroy.push(id);
+                out.to_destroy.push(id);
                 continue;
             }
             // How fast any point of the pair can close: relative linear speed plus each
@@ -287,16 +429,24 @@ impl World {
             let (pose_a, pose_b) = (&col_a.world_pose, &col_b.world_pose);
             if contact.sensor {
                 // Overlap only: no speculative margin, no points kept, never touching.
-                tests += 1;
-                let narrow = &mut scratch.narrow;
-                let manifold = collide(&col_a.shape, pose_a, &col_b.shape, pose_b, 0.0, narrow);
+                out.tests += 1;
+                let manifold = collide(
+                    &col_a.shape,
+                    pose_a,
+                    &col_b.shape,
+                    pose_b,
+                    0.0,
+                    &mut out.narrow,
+                );
                 let was = contact.overlapping;
                 contact.overlapping = manifold.points().iter().any(|p| p.depth > 0.0);
                 match (was, contact.overlapping) {
-                    (false, true) => events
+                    (false, true) => out
+                        .events
                         .sensor_begin
                         .push(make_pair(bodies, colliders, contact)),
-                    (true, false) => events
+                    (true, false) => out
+                        .events
                         .sensor_end
                         .push(make_pair(bodies, colliders, contact)),
                     _ => {}
@@ -312,7 +462,7 @@ impl World {
                 .map(|(cache, b_in_a)| reuse_manifolds && cache.holds(b_in_a, margin));
             let manifold = match &contact.cache {
                 Some(cache) if still == Some(true) && cache.is_complete() => {
-                    reused += 1;
+                    out.reused += 1;
                     cache.manifold(pose_a, pose_b, margin)
                 }
                 cache => {
@@ -326,14 +476,14 @@ impl World {
                     let manifold = match apart {
                         // Still out of reach: a test would find no points.
                         Some(gap) => {
-                            reused += 1;
+                            out.reused += 1;
                             Manifold {
                                 gap,
                                 ..Manifold::default()
                             }
                         }
                         None => {
-                            tests += 1;
+                            out.tests += 1;
                             let (shape_a, shape_b) = (&col_a.shape, &col_b.shape);
                             collide_knowing(
                                 shape_a,
@@ -342,7 +492,7 @@ impl World {
                                 pose_b,
                                 b_in_a.as_ref(),
                                 margin,
-                                &mut scratch.narrow,
+                                &mut out.narrow,
                             )
                         }
                     };
@@ -367,10 +517,10 @@ impl World {
             let was_touching = contact.touching;
             contact.update_points(manifold.normal, manifold.points());
             contact.touching = manifold.count > 0;
-            contacts.active[k].touching = contact.touching;
+            infos[k].touching = contact.touching;
             if contact.touching {
-                manifolds += 1;
-                points += contact.count;
+                out.manifolds += 1;
+                out.points += contact.count;
             }
             if !contact.touching {
                 // Nothing carried over to a later touch: its points restart at zero too.
@@ -380,12 +530,12 @@ impl World {
             if contact.touching || was_touching {
                 let pair = make_pair(bodies, colliders, contact);
                 match (was_touching, contact.touching) {
-                    (false, true) => events.begin.push(ContactBegin {
+                    (false, true) => out.events.begin.push(ContactBegin {
                         pair,
                         approach_speed: approach_speed(body_a, body_b, &manifold),
                     }),
-                    (true, true) => events.persist.push(pair),
-                    _ => events.end.push(pair),
+                    (true, true) => out.events.persist.push(pair),
+                    _ => out.events.end.push(pair),
                 }
             }
             // An awake body touching a sleeping one wakes its island.
@@ -396,27 +546,10 @@ impl World {
                     (body_a, col_a.body)
                 };
                 if sleeper.is_dynamic() && !sleeper.awake {
-                    scratch.to_wake.push(sleeper_index);
+                    out.to_wake.push(sleeper_index);
                 }
             }
         }
-        self.counters.pair_tests = tests;
-        self.counters.manifolds_reused = reused;
-        self.counters.manifolds = manifolds;
-        self.counters.contact_points = points;
-        let to_destroy = std::mem::take(&mut self.scratch.to_destroy);
-        for &id in &to_destroy {
-            self.destroy_contact(id);
-        }
-        self.scratch.to_destroy = to_destroy;
-        // The touching contacts, in the order of `active` after the removals: what the
-        // islands, the solver's gather and sleep walk.
-        self.contacts.touching_into(&mut self.scratch.touching);
-        let to_wake = std::mem::take(&mut self.scratch.to_wake);
-        for &body in &to_wake {
-            self.wake_body_index(body);
-        }
-        self.scratch.to_wake = to_wake;
     }
 }
 

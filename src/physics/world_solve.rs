@@ -23,7 +23,7 @@ use super::body::{BodyType, NULL};
 use super::constants::*;
 use super::contact::prefetch_ahead;
 use super::joint::{solve_joints, JointPass};
-use super::math::{Isometry, Mat3, Quat, Vec3};
+use super::math::{Isometry, Quat, Vec3};
 use super::prefetch::prefetch;
 use super::profile::PhaseTimer;
 use super::solver::{
@@ -424,7 +424,8 @@ impl World {
         let pairs = &mut scratch.island_pairs;
         pairs.clear();
         for (k, info) in scratch.touching.iter().enumerate() {
-            prefetch_ahead(&scratch.touching, k, &contacts.slots, bodies, None);
+            let slots = (contacts.slots.as_ptr(), contacts.slots.len());
+            prefetch_ahead(&scratch.touching, k, slots.0, slots.1, bodies, None);
             let (Some(a), Some(b)) = (bodies.at(info.bodies[0]), bodies.at(info.bodies[1])) else {
                 continue;
             };
@@ -555,9 +556,8 @@ impl World {
             let (linear_free, angular_free) = (locks.linear_free(), locks.angular_free());
             let mut inv_inertia = body.world_inv_inertia();
             if !locks.is_none() {
-                // P·I⁻¹·P: no turning about a locked axis, however the contacts push.
-                let p = Mat3::from_diagonal(angular_free);
-                inv_inertia = p * inv_inertia * p;
+                // No turning about a locked axis, however the contacts push.
+                inv_inertia = locks.inv_inertia(body.world_inertia(), inv_inertia);
                 body.linear_velocity *= linear_free;
                 body.angular_velocity *= angular_free;
             }
@@ -623,7 +623,8 @@ impl World {
             prefetch_ahead(
                 &scratch.touching,
                 k,
-                &contacts.slots,
+                contacts.slots.as_ptr(),
+                contacts.slots.len(),
                 bodies,
                 Some(colliders),
             );
@@ -650,9 +651,18 @@ impl World {
                     .position(|g| g.bodies.contains(&(dynamic_index as usize)))
                     .unwrap_or(0)
             };
-            let reach = match (colliders.at(c.collider_a), colliders.at(c.collider_b)) {
-                (Some(a), Some(b)) => ANCHOR_REACH_FRACTION * a.feature_size.min(b.feature_size),
-                _ => 0.0,
+            let (reach, max_shift) = match (colliders.at(c.collider_a), colliders.at(c.collider_b))
+            {
+                (Some(a), Some(b)) => (
+                    ANCHOR_REACH_FRACTION * a.feature_size.min(b.feature_size),
+                    // The smaller collider's size: half its bounding box's diagonal.
+                    ANCHOR_REACH_FRACTION
+                        * a.aabb
+                            .half_extents()
+                            .length()
+                            .min(b.aabb.half_extents().length()),
+                ),
+                _ => (0.0, 0.0),
             };
             let (center_a, center_b) = (body_a.center, body_b.center);
             let dynamic_pair = body_a.is_dynamic() && body_b.is_dynamic();
@@ -685,6 +695,7 @@ impl World {
                 continue;
             };
             input.count = c.count.min(input.points.len());
+            input.max_shift = max_shift;
             for (p, slot) in c.points[..c.count].iter_mut().zip(&mut input.points) {
                 let mid = p.point();
                 // Squared: two square roots per point less (their latency showed in

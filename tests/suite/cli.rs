@@ -231,10 +231,13 @@ fn bench_and_stress_report() {
         "20",
         "--warmup",
         "5",
+        "--threads",
+        "3",
     ]);
     assert_eq!(out.status.code(), Some(0));
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["bodies"], 21);
+    assert_eq!(json["workers"], 3, "--threads sets the worker count");
     // The body count never changes, so its mean over the steps is exactly 21 (integer sums
     // divided once, not 21/20 added twenty times).
     assert_eq!(json["counter_means"]["bodies"].as_f64(), Some(21.0));
@@ -431,4 +434,15 @@ fn run_writes_the_sensor_scenes_events_as_json_lines() {
             assert!(v["approach_speed"].as_f64().is_some(), "{v}");
         }
     }
+}
+
+#[test]
+fn a_worker_count_out_of_range_is_refused_by_name() {
+    let out = impulse(&["run", "scenes/stack.ron", "--steps", "1", "--threads", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--threads") && err.contains("1 to 256"),
+        "{err}"
+    );
 }

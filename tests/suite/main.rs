@@ -35,3 +35,4 @@ mod scene_promises;
 mod scenes;
 mod sensors;
 mod shape_cast;
+mod threads;

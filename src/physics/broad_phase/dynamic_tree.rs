@@ -533,7 +533,7 @@ impl BroadPhase for DynamicTree {
         "dynamic AABB tree"
     }
 
-    fn box_clone(&self) -> Box<dyn BroadPhase + Send> {
+    fn box_clone(&self) -> Box<dyn BroadPhase + Send + Sync> {
         Box::new(self.clone())
     }
 

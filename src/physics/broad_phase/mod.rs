@@ -71,7 +71,7 @@ pub trait BroadPhase {
 
     /// A copy of this broad phase with every proxy, id and buffer as they are (for
     /// [`World`](crate::physics::World)'s `Clone`: a copy steps exactly like the original).
-    fn box_clone(&self) -> Box<dyn BroadPhase + Send>;
+    fn box_clone(&self) -> Box<dyn BroadPhase + Send + Sync>;
 
     /// Roughly how many bytes of memory the broad phase holds (for snapshot budgets).
     fn heap_bytes(&self) -> usize;

@@ -275,7 +275,7 @@ impl ProxyList {
 /// `proxies: ProxyList` and `tests: u64` fields (the type must be `Clone + Send`).
 macro_rules! delegate_to_proxy_list {
     () => {
-        fn box_clone(&self) -> Box<dyn BroadPhase + Send> {
+        fn box_clone(&self) -> Box<dyn BroadPhase + Send + Sync> {
             Box::new(self.clone())
         }
 

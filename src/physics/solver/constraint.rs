@@ -51,6 +51,10 @@ pub(crate) struct ConstraintInput {
     pub shared: ConstraintShared,
     pub points: [PointInput; MAX_MANIFOLD_POINTS],
     pub count: usize,
+    /// The farthest the arms may follow the bodies' relative translation during the step,
+    /// m (see `contact_solve.rs`, `arm_shift`): a quarter of the smaller collider's size.
+    /// Infinite unless set.
+    pub max_shift: f32,
 }
 
 impl ConstraintInput {
@@ -64,6 +68,7 @@ impl ConstraintInput {
             shared,
             points: [PointInput::default(); MAX_MANIFOLD_POINTS],
             count,
+            max_shift: f32::INFINITY,
         };
         input.points[..count].copy_from_slice(&points[..count]);
         input

@@ -173,6 +173,16 @@ pub(super) fn gather_velocities(bodies: [&SolverBody; LANES]) -> (Vec3x4, Vec3x4
 /// s = ½(Δx_b − Δx_a), r_a = anchor_a + s and r_b = anchor_b − s. Against static or
 /// kinematic bodies the dynamic body's own arm is used as it is (s = 0).
 ///
+/// The shift is at most a quarter of the smaller collider's size (half its bounding box's
+/// diagonal, `world_solve.rs`). The normal block's K is formed once per step from the
+/// unshifted arms, and a body small against its speed (a 5 mm box passing a hull at 2 m/s
+/// moves its own size in a sixtieth of a second) would otherwise be pushed through arms
+/// several times longer, with several times the K its impulses were sized for, so each
+/// pass overshoots and the pair gains energy without bound. Within the bound a sphere's K
+/// grows by at most (¼·√3)²/0.4 ≈ 47 % (its rotational term |s|²/(0.4·m·R²) against 1/m),
+/// inside the factor 2 that a Gauss–Seidel row can be off by and still take velocity out;
+/// a bridge's crate riding a swinging plank keeps its arms following it.
+///
 /// Measured again when the bodies moved since the last pass (`positions_moved`), else the
 /// one kept stays (zero at the step start, when nothing has moved).
 #[inline]
@@ -185,7 +195,12 @@ fn shift_now<B: Bodies + ?Sized>(c: &mut ConstraintLanes, bodies: &B, positions_
 /// The shift s of lanes whose bodies moved apart by `moved` (Δx_b − Δx_a).
 #[inline]
 fn arm_shift(c: &ConstraintLanes, moved: Vec3x4) -> Vec3x4 {
-    Vec3x4::select(c.shared_point, f32x4::splat(0.5) * moved, Vec3x4::ZERO)
+    let half = f32x4::splat(0.5) * moved;
+    let length2 = half.dot(half);
+    let over = length2.simd_gt(c.max_shift * c.max_shift);
+    let shortened = (c.max_shift / length2.sqrt()) * half;
+    let shift = Vec3x4::select(over, shortened, half);
+    Vec3x4::select(c.shared_point, shift, Vec3x4::ZERO)
 }
 
 /// The arms (r_a, r_b) now of anchors `anchor_a` and `anchor_b`.

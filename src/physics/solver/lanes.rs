@@ -153,6 +153,8 @@ pub(crate) struct ConstraintLanes {
     /// All bits set in lanes whose bodies are both dynamic (arms follow half the relative
     /// translation, see `contact_solve.rs`).
     pub shared_point: f32x4,
+    /// The longest shift of those lanes, m ([`ConstraintInput::max_shift`]).
+    pub max_shift: f32x4,
     /// The most points of any lane, and each lane's count as a number (the lane masks of
     /// [`ConstraintLanes::exists`] are formed from it).
     pub count: usize,
@@ -251,6 +253,7 @@ impl ConstraintLanes {
             self.bias_rate.as_mut_array()[l] = shared.softness.bias_rate;
             if a.is_dynamic() && b.is_dynamic() {
                 self.shared_point.as_mut_array()[l] = f32::from_bits(u32::MAX);
+                self.max_shift.as_mut_array()[l] = c.max_shift;
             }
             self.count = self.count.max(c.count);
             let resistance = shared.material.rolling_resistance;

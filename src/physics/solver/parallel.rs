@@ -68,7 +68,7 @@ pub(crate) fn run_colour(
     factors: &mut [PassFactors],
     ctx: &StepContext,
 ) {
-    if lanes.len() < MIN_LANES_TO_SPLIT || rayon::current_num_threads() < 2 {
+    if lanes.len() < MIN_LANES_TO_SPLIT || !crate::physics::threads::split_here() {
         for ((c, cold), factors) in lanes.iter_mut().zip(cold).zip(factors) {
             run_lanes(work, bodies, c, cold, factors, ctx);
         }
@@ -206,12 +206,8 @@ mod tests {
                 .collect()
         };
         for threads in [1, 2, 3, 4] {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .expect("a thread pool");
             let (mut b, mut l) = (bodies.clone(), lanes.clone());
-            pool.install(|| {
+            crate::physics::threads::run_with(threads, || {
                 for work in WORK {
                     let factors = &mut l.2[work.factors()];
                     run_colour(work, &mut b, &mut l.0, &mut l.1, factors, &ctx);

@@ -1,0 +1,103 @@
+//! The step on several threads gives the bits of one thread (`physics/threads.rs`): the
+//! same state hash, the same contact events in the same order, at 1 to 4 workers. `.ci/run`
+//! compares the state hashes of every shipped and bench scene the same way.
+
+use std::path::Path;
+
+use impulse::physics::{threads, Quat, Shape, Vec3, World};
+use impulse::scene;
+
+use crate::common::{self, DT};
+
+/// The state hash and every step's contact and sensor events, as text.
+fn trace(world: &mut World, steps: usize) -> (u64, String) {
+    let mut events = String::new();
+    for step in 0..steps {
+        world.step(DT);
+        let e = world.contact_events();
+        events += &format!(
+            "{step}: begin {:?} persist {:?} end {:?} sensor {:?} {:?}\n",
+            e.begin
+                .iter()
+                .map(|b| (b.pair, b.approach_speed.to_bits()))
+                .collect::<Vec<_>>(),
+            e.persist,
+            e.end,
+            e.sensor_begin,
+            e.sensor_end
+        );
+    }
+    (world.state_hash(), events)
+}
+
+/// Builds the world `make` gives at 1 to 4 workers and checks every count against one.
+fn same_at_any_worker_count(what: &str, steps: usize, make: impl Fn() -> World) {
+    let mut one = make();
+    one.set_workers(1).expect("1 worker");
+    let (hash, events) = trace(&mut one, steps);
+    assert!(events.contains("begin [("), "{what}: no contact began");
+    for workers in 2..=4 {
+        let mut world = make();
+        world.set_workers(workers).expect("workers");
+        let (h, e) = trace(&mut world, steps);
+        assert_eq!(e, events, "{what}: events differ at {workers} workers");
+        assert_eq!(h, hash, "{what}: state differs at {workers} workers");
+    }
+}
+
+/// 1 600 boxes, balls and capsules dropped into a heap: more contacts than one piece of the
+/// narrow phase holds and more bodies than one piece of the integration sweeps.
+fn heap() -> World {
+    let mut world = World::default();
+    common::ground(&mut world, 0.6, 0.0);
+    let shapes = [
+        Shape::cuboid(Vec3::splat(0.25)),
+        Shape::sphere(0.25),
+        Shape::capsule(0.2, 0.15),
+    ];
+    let mut n = 0;
+    for y in 0..16 {
+        for x in 0..10 {
+            for z in 0..10 {
+                let position = Vec3::new(x as f32 * 0.55, 0.3 + y as f32 * 0.55, z as f32 * 0.55)
+                    + Vec3::new(0.01 * (y % 3) as f32, 0.0, 0.01 * (x % 2) as f32);
+                let rotation = Quat::from_rotation_y(0.1 * n as f32);
+                common::dynamic(&mut world, shapes[n % 3].clone(), position, rotation, 0.6);
+                n += 1;
+            }
+        }
+    }
+    world
+}
+
+#[test]
+fn a_heap_steps_the_same_at_any_worker_count() {
+    same_at_any_worker_count("heap", 40, heap);
+}
+
+#[test]
+fn shipped_scenes_step_the_same_at_any_worker_count() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for name in [
+        "scenes/pile.ron",
+        "scenes/ragdoll.ron",
+        "scenes/sensors.ron",
+    ] {
+        same_at_any_worker_count(name, 120, || {
+            scene::load_file(&root.join(name)).expect(name).world
+        });
+    }
+}
+
+#[test]
+fn worker_counts_outside_the_limits_are_refused_by_name() {
+    let mut world = World::default();
+    let default = world.workers();
+    assert!(default >= 1);
+    for bad in [0, threads::MAX_WORKERS + 1] {
+        let e = world.set_workers(bad).expect_err("refused");
+        assert!(e.contains("workers") && e.contains(&bad.to_string()), "{e}");
+        assert_eq!(world.workers(), default, "a refused count changes nothing");
+    }
+    assert!(threads::set_default_workers(0).is_err());
+}

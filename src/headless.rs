@@ -345,10 +345,7 @@ pub fn bench(
             .set_broad_phase(kind)
             .map_err(CliError::BadInput)?;
     }
-    // Every step on a thread of the workers' pool, as an application stepping from one would
-    // (`threads::in_pool`): none hands itself over from outside.
-    let workers = scene.world.workers();
-    crate::physics::threads::in_pool(workers, || time_steps(&mut scene, path, steps, warmup))
+    time_steps(&mut scene, path, steps, warmup)
 }
 
 /// The steps of [`bench`] and its report.

@@ -4,9 +4,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use impulse::physics::{
-    threads, BodyDef, BodyType, ColliderDef, Quat, Shape, Vec3, World, WorldSettings,
-};
+use impulse::physics::{BodyDef, BodyType, ColliderDef, Quat, Shape, Vec3, World, WorldSettings};
 
 struct Counting;
 
@@ -66,24 +64,21 @@ fn resting(n: usize) -> World {
 }
 
 /// One thread, and three: with three the narrow phase's contacts are split into pieces
-/// handed to the pool's threads (a few hundred contacts), whose buffers are kept too. The
-/// steps run inside the pool (`threads::in_pool`): a step called from outside hands itself
-/// to the pool, and rayon's queue for such work takes a block of memory every 63 of them.
+/// (a few hundred contacts) and the solver's stages shared by the team's threads, whose
+/// buffers are kept too, and handing work to the team allocates nothing.
 #[test]
 fn resting_steps_allocate_nothing() {
     for (n, workers) in [(30, 1), (30, 3), (300, 3)] {
         let mut world = resting(n);
         world.set_workers(workers).unwrap();
-        let (before, after) = threads::in_pool(workers, || {
-            for _ in 0..300 {
-                world.step(1.0 / 60.0);
-            }
-            let before = ALLOCATIONS.load(Ordering::Relaxed);
-            for _ in 0..60 {
-                world.step(1.0 / 60.0);
-            }
-            (before, ALLOCATIONS.load(Ordering::Relaxed))
-        });
+        for _ in 0..300 {
+            world.step(1.0 / 60.0);
+        }
+        let before = ALLOCATIONS.load(Ordering::Relaxed);
+        for _ in 0..60 {
+            world.step(1.0 / 60.0);
+        }
+        let after = ALLOCATIONS.load(Ordering::Relaxed);
         assert!(
             world.contacts().count() > 64 || n < 300,
             "split into pieces"

@@ -1,14 +1,16 @@
 //! The step's worker threads ([`World::set_workers`](super::World::set_workers)).
 //!
-//! With the `parallel` feature (on by default) a world with more than one worker runs its
-//! step inside a rayon pool of that many threads, shared by every world asking for the same
-//! count, and the phases that can split their work do: the narrow phase's contacts, the
-//! solver's per-body loops and each colour's lane groups. Every split is into pieces fixed
-//! by the data, never by the thread count, and each piece computes what it computes on one
-//! thread, merged in a fixed order: the state after a step is the same bit for bit at any
-//! worker count (`tests/suite/threads.rs`, and `.ci/run` compares state hashes of every
-//! shipped and bench scene at 1 to 4 workers). Without the feature every world steps on the
-//! calling thread whatever its worker count.
+//! With the `parallel` feature (on by default) a world with more than one worker splits the
+//! phases that can split over a team of that many threads: the narrow phase's contacts, and
+//! the solver's sub-steps stage by stage (per-body sweeps and each colour's lane groups,
+//! `solver/crew.rs`). The caller's thread is worker 0; the others are threads kept for the
+//! process, one team per worker count, parked between phases. Every split is into blocks
+//! fixed by the data, never by the thread count, and each block computes what it computes
+//! on one thread, merged in a fixed order: the state after a step is the same bit for bit at
+//! any worker count (`tests/suite/threads.rs`, and `.ci/run` compares state hashes of every
+//! shipped and bench scene at 1 to 4 workers). Handing work to the team allocates nothing
+//! (`tests/allocation.rs`). Without the feature every world steps on the calling thread
+//! whatever its worker count.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -49,104 +51,185 @@ pub(crate) fn check_workers(workers: usize) -> Result<(), String> {
     }
 }
 
-/// Runs `f` with `workers` threads available to the phases that split their work: inside
-/// the shared pool of that many threads, or on the calling thread for one worker (and
-/// always without the `parallel` feature). Already on a thread of that pool ([`in_pool`]),
-/// `f` runs where it is.
-pub(crate) fn run_with<R: Send>(workers: usize, f: impl FnOnce() -> R + Send) -> R {
-    #[cfg(feature = "parallel")]
-    if workers > 1 {
-        if rayon::current_thread_index().is_some() && rayon::current_num_threads() == workers {
-            return with_split(true, f);
-        }
-        if let Some(pool) = pool(workers) {
-            return pool.install(|| with_split(true, f));
-        }
-    }
-    let _ = workers;
-    with_split(false, f)
-}
-
-/// Runs `f` on a thread of the pool of `workers` threads (on the calling thread for one
-/// worker or without the `parallel` feature). Steps of worlds with that many workers taken
-/// inside `f` run where they are, instead of each handing itself to the pool: rayon's queue
-/// for work from outside its threads takes a new block of memory every 63 hand-overs, and a
-/// loop of steps inside `f` allocates nothing at all once it is warm (`tests/allocation.rs`).
-pub fn in_pool<R: Send>(workers: usize, f: impl FnOnce() -> R + Send) -> R {
-    #[cfg(feature = "parallel")]
-    if workers > 1 {
-        if let Some(pool) = pool(workers) {
-            return pool.install(f);
-        }
-    }
-    let _ = workers;
-    f()
-}
-
 thread_local! {
-    /// Whether the step running on this thread splits its phases ([`split_here`]).
-    static SPLIT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// The workers the step running on this thread may split its phases over (1: none).
+    static WORKERS: std::cell::Cell<usize> = const { std::cell::Cell::new(1) };
 }
 
-/// Runs `f` with [`split_here`] answering `split` on this thread, and puts the old answer
-/// back afterwards (also when `f` panics).
-fn with_split<R>(split: bool, f: impl FnOnce() -> R) -> R {
-    struct Restore(bool);
+/// Runs `f` (a step) with `workers` available to the phases that split their work
+/// ([`split_workers`]), and puts the old count back afterwards (also when `f` panics).
+pub(crate) fn run_with<R>(workers: usize, f: impl FnOnce() -> R) -> R {
+    struct Restore(usize);
     impl Drop for Restore {
         fn drop(&mut self) {
-            SPLIT.with(|s| s.set(self.0));
+            WORKERS.with(|w| w.set(self.0));
         }
     }
-    let _restore = Restore(SPLIT.with(|s| s.replace(split)));
+    let workers = if cfg!(feature = "parallel") {
+        workers
+    } else {
+        1
+    };
+    let _restore = Restore(WORKERS.with(|w| w.replace(workers)));
     f()
 }
 
-/// Whether the step running on this thread should split its work over the pool: it runs
-/// inside [`run_with`] with more than one worker (never without the `parallel` feature).
+/// How many workers the step running on this thread may split a phase over: more than one
+/// only inside [`run_with`] with several (never without the `parallel` feature).
 #[inline]
-pub(crate) fn split_here() -> bool {
-    cfg!(feature = "parallel") && SPLIT.with(|s| s.get())
+#[cfg_attr(not(feature = "parallel"), allow(dead_code))]
+pub(crate) fn split_workers() -> usize {
+    WORKERS.with(|w| w.get())
 }
 
-/// The pool of `workers` threads, made on first use and kept for the process (a pool per
-/// count asked for: the sandbox's Workers slider moves through a few). `None` if the
-/// threads could not be started; the step then runs on the calling thread.
-#[cfg(feature = "parallel")]
-fn pool(workers: usize) -> Option<std::sync::Arc<rayon::ThreadPool>> {
-    use std::sync::{Arc, Mutex};
-    static POOLS: Mutex<Vec<(usize, Arc<rayon::ThreadPool>)>> = Mutex::new(Vec::new());
-    let mut pools = POOLS.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, pool)) = pools.iter().find(|(n, _)| *n == workers) {
-        return Some(pool.clone());
-    }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(workers)
-        .thread_name(|i| format!("impulse-worker-{i}"))
-        .build()
-        .ok()?;
-    let pool = Arc::new(pool);
-    pools.push((workers, pool.clone()));
-    Some(pool)
-}
-
-/// Calls `f` on matching pieces of `a`, `b` and `c` (`piece` elements each, the last
-/// shorter), on the pool's threads when the caller is in one ([`split_here`]). The pieces
-/// are the same at any thread count, so where `f` treats each element on its own the result
-/// is the same too.
-pub(crate) fn for_each_piece<A: Send, B: Sync, C: Send>(
-    (a, b, c): (&mut [A], &[B], &mut [C]),
-    piece: usize,
-    f: impl Fn(&mut [A], &[B], &mut [C]) + Sync + Send,
-) {
+/// Runs `job(i)` for every worker i of `0..workers` at once, worker 0 on this thread, and
+/// returns when all are done. Without the `parallel` feature, or when the team's threads
+/// could not be started, every `job(i)` runs here in turn, which is only right for jobs
+/// that do not wait for each other; the solver asks for a team only where
+/// [`split_workers`] allows one.
+#[cfg_attr(not(feature = "parallel"), allow(dead_code))]
+pub(crate) fn team_run(workers: usize, job: &(dyn Fn(usize) + Sync)) {
     #[cfg(feature = "parallel")]
-    if a.len() > piece && split_here() {
-        use rayon::prelude::*;
-        a.par_chunks_mut(piece)
-            .zip(b.par_chunks(piece))
-            .zip(c.par_chunks_mut(piece))
-            .for_each(|((a, b), c)| f(a, b, c));
-        return;
+    if workers > 1 {
+        if let Some(team) = team::get(workers) {
+            team.run(job);
+            return;
+        }
     }
-    let _ = piece;
-    f(a, b, c);
+    (0..workers).for_each(job);
+}
+
+/// Whether [`team_run`] with `workers` runs its jobs at once (false without the `parallel`
+/// feature, or if the threads could not be started).
+#[cfg_attr(not(feature = "parallel"), allow(dead_code))]
+pub(crate) fn team_ready(workers: usize) -> bool {
+    #[cfg(feature = "parallel")]
+    {
+        workers > 1 && team::get(workers).is_some()
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        let _ = workers;
+        false
+    }
+}
+
+#[cfg(feature = "parallel")]
+mod team {
+    use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+    use std::sync::{Arc, Condvar, Mutex};
+
+    /// A parked worker spins this many times before it sleeps: back-to-back phases then
+    /// find it awake, and an idle team stops using the cores within microseconds.
+    const SPINS_BEFORE_SLEEP: u32 = 1 << 14;
+
+    /// A job as the team's threads see it: the borrowed closure of [`Team::run`], its
+    /// lifetime erased. `run` waits for every worker before it returns, so the closure
+    /// outlives every use.
+    #[derive(Clone, Copy)]
+    struct JobPtr(*const (dyn Fn(usize) + Sync + 'static));
+
+    // SAFETY: the closure is `Sync`, and it is only called while `Team::run` keeps it alive.
+    unsafe impl Send for JobPtr {}
+
+    /// The threads of one worker count (worker 0 is whoever calls [`Team::run`]).
+    pub(super) struct Team {
+        workers: usize,
+        /// Generation of the current job: a worker runs a job once when it changes.
+        generation: AtomicU64,
+        job: Mutex<Option<JobPtr>>,
+        wake: Condvar,
+        /// Workers (other than 0) that have finished the current job.
+        finished: AtomicUsize,
+        /// One job at a time (two worlds stepping on two threads share the team).
+        running: Mutex<()>,
+    }
+
+    impl Team {
+        /// Runs `job(i)` on every worker i and waits for all of them.
+        pub(super) fn run(&self, job: &(dyn Fn(usize) + Sync)) {
+            let _one = self.running.lock().unwrap_or_else(|e| e.into_inner());
+            // SAFETY: only the lifetime changes; the pointer is cleared before this returns,
+            // and every worker is done with it by then (the wait below).
+            let ptr = JobPtr(unsafe {
+                std::mem::transmute::<
+                    *const (dyn Fn(usize) + Sync + '_),
+                    *const (dyn Fn(usize) + Sync + 'static),
+                >(job as *const _)
+            });
+            self.finished.store(0, Ordering::Relaxed);
+            {
+                let mut slot = self.job.lock().unwrap_or_else(|e| e.into_inner());
+                *slot = Some(ptr);
+                self.generation.fetch_add(1, Ordering::Release);
+            }
+            self.wake.notify_all();
+            job(0);
+            let mut spins = 0u32;
+            while self.finished.load(Ordering::Acquire) + 1 < self.workers {
+                if spins < SPINS_BEFORE_SLEEP {
+                    spins += 1;
+                    std::hint::spin_loop();
+                } else {
+                    std::thread::yield_now();
+                }
+            }
+            *self.job.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        }
+
+        /// The loop of worker `index`: wait for a new generation, run its job, report. It
+        /// starts from generation 0, the team's before its first job, whenever the thread
+        /// itself gets going.
+        fn serve(&self, index: usize) {
+            let mut seen = 0;
+            loop {
+                let mut spins = 0u32;
+                while self.generation.load(Ordering::Acquire) == seen && spins < SPINS_BEFORE_SLEEP
+                {
+                    spins += 1;
+                    std::hint::spin_loop();
+                }
+                let job = {
+                    let mut slot = self.job.lock().unwrap_or_else(|e| e.into_inner());
+                    while self.generation.load(Ordering::Acquire) == seen {
+                        slot = self.wake.wait(slot).unwrap_or_else(|e| e.into_inner());
+                    }
+                    seen = self.generation.load(Ordering::Acquire);
+                    *slot
+                };
+                if let Some(JobPtr(job)) = job {
+                    // SAFETY: `run` keeps the closure alive until this worker reports.
+                    unsafe { (*job)(index) };
+                }
+                self.finished.fetch_add(1, Ordering::Release);
+            }
+        }
+    }
+
+    /// The team of `workers` threads, started on first use and kept for the process. `None`
+    /// if a thread could not be started.
+    pub(super) fn get(workers: usize) -> Option<Arc<Team>> {
+        static TEAMS: Mutex<Vec<(usize, Arc<Team>)>> = Mutex::new(Vec::new());
+        let mut teams = TEAMS.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, team)) = teams.iter().find(|(n, _)| *n == workers) {
+            return Some(team.clone());
+        }
+        let team = Arc::new(Team {
+            workers,
+            generation: AtomicU64::new(0),
+            job: Mutex::new(None),
+            wake: Condvar::new(),
+            finished: AtomicUsize::new(0),
+            running: Mutex::new(()),
+        });
+        for index in 1..workers {
+            let team = team.clone();
+            std::thread::Builder::new()
+                .name(format!("impulse-worker-{index}/{workers}"))
+                .spawn(move || team.serve(index))
+                .ok()?;
+        }
+        teams.push((workers, team.clone()));
+        Some(team)
+    }
 }

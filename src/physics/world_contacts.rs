@@ -10,6 +10,7 @@ use super::contact::{prefetch_ahead, ActiveInfo, Contact, ContactEdge, ManifoldC
 use super::handle::{Arena, Handle};
 use super::math::Vec3;
 use super::narrow_phase::{collide, collide_knowing, Manifold, Scratch};
+use super::solver::crew::{for_each_block, Shared};
 use super::world::{ContactBegin, ContactEvents, ContactPair, World};
 
 /// What [`World::try_create_contact`] did with a pair.
@@ -243,27 +244,20 @@ impl World {
             reuse_manifolds: self.settings.reuse_manifolds,
         };
         let outs = &mut outs[..chunks];
-        let work = |(infos, out): (&mut [ActiveInfo], &mut NarrowChunk)| {
-            out.clear();
-            // SAFETY: the active list names every contact once, and these chunks split it.
-            unsafe { env.update_chunk(infos, out) };
-        };
-        let active = &mut self.contacts.active;
-        if super::threads::split_here() {
-            #[cfg(feature = "parallel")]
-            {
-                use rayon::prelude::*;
-                active
-                    .par_chunks_mut(NARROW_CHUNK)
-                    .zip(outs.par_iter_mut())
-                    .for_each(work);
+        let count = self.contacts.active.len();
+        let infos = Shared::new(&mut self.contacts.active);
+        let outs = Shared::new(outs);
+        let piece = |k: usize| {
+            let range = k * NARROW_CHUNK..((k + 1) * NARROW_CHUNK).min(count);
+            // SAFETY: piece k is taken by one worker; the pieces split the active list, which
+            // names every contact once.
+            unsafe {
+                let out = outs.at_mut(k);
+                out.clear();
+                env.update_chunk(infos.slice(range), out);
             }
-        } else {
-            active
-                .chunks_mut(NARROW_CHUNK)
-                .zip(outs.iter_mut())
-                .for_each(work);
-        }
+        };
+        for_each_block(chunks, 1, &|r| r.for_each(piece));
         // The chunks' results in the order of the contacts, as one pass over them gives.
         let (mut tests, mut reused, mut manifolds, mut points) = (0, 0, 0, 0);
         let scratch = &mut self.scratch;

@@ -22,13 +22,13 @@ use std::ops::Range;
 use super::body::{BodyType, NULL};
 use super::constants::*;
 use super::contact::prefetch_ahead;
-use super::joint::{solve_joints, JointPass};
 use super::math::{Isometry, Quat, Vec3};
 use super::prefetch::prefetch;
 use super::profile::PhaseTimer;
+use super::solver::crew::Shared;
 use super::solver::{
-    self, prepare_colours, substeps_for_mass_ratio, ConstraintInput, ConstraintShared, Pass,
-    PointInput, Softness, SolverBody, SolverForces, StepContext, Work, COLOURS, OVERFLOW,
+    self, prepare_colours, substeps_for_mass_ratio, ConstraintInput, ConstraintShared, PointInput,
+    Softness, SolverBody, SolverForces, StepContext, COLOURS, OVERFLOW,
 };
 use super::world::{Integrator, World};
 
@@ -209,7 +209,10 @@ impl World {
         }
     }
 
-    /// Runs the sub-steps of group `g`, then its restitution pass.
+    /// Runs the sub-steps of group `g`, then its restitution pass: on every worker at once
+    /// when the step has several and the group enough lane groups to share
+    /// ([`solver::Crew`]), else on this thread. Both run the same stages in the same order
+    /// and give the same bits.
     fn solve_group(&mut self, g: usize, timer: &mut PhaseTimer) {
         let group = self.scratch.groups[g].clone();
         let ctx = self.scratch.group_contexts[g];
@@ -220,121 +223,36 @@ impl World {
             settings,
             ..
         } = self;
-        let bodies = &mut scratch.solver_bodies;
-        let forces = &scratch.solver_forces;
-        let joints = &mut scratch.joints;
-        let blocks = &mut scratch.joint_blocks;
-        let lanes = &mut scratch.lanes[group.lanes.clone()];
-        let cold = &mut scratch.lane_blocks[group.lanes.clone()];
         let [biased, relax] = &mut scratch.lane_factors;
-        let mut factors = [
-            &mut biased[group.lanes.clone()],
-            &mut relax[group.lanes.clone()],
-        ];
-        let colours = &scratch.lane_colours[group.lane_colours.clone()];
-        let mut run = |work: Work, bodies: &mut [SolverBody]| {
-            let factors = &mut *factors[work.factors()];
-            solver::run_colours(
-                work,
-                bodies,
-                lanes,
-                cold,
-                factors,
-                colours,
-                group.overflow,
-                &ctx,
-            );
+        let data = solver::GroupData {
+            bodies: Shared::new(&mut scratch.solver_bodies),
+            forces: &scratch.solver_forces,
+            faulted: Shared::new(&mut scratch.faulted),
+            has_joints: scratch.joints.iter().any(|j| j.group == g as u32),
+            joints: Shared::new(&mut scratch.joints),
+            blocks: Shared::new(std::slice::from_mut(&mut scratch.joint_blocks)),
+            lanes: Shared::new(&mut scratch.lanes[group.lanes.clone()]),
+            cold: Shared::new(&mut scratch.lane_blocks[group.lanes.clone()]),
+            factors: [
+                Shared::new(&mut biased[group.lanes.clone()]),
+                Shared::new(&mut relax[group.lanes.clone()]),
+            ],
+            colours: &scratch.lane_colours[group.lane_colours.clone()],
+            overflow: group.overflow,
+            kinematic,
+            own: group.bodies.clone(),
+            substeps: group.substeps,
+            group: g as u32,
+            ctx,
+            velocity_iterations: settings.velocity_iterations.max(1),
+            position_iterations: settings.position_iterations,
+            verlet: settings.integrator == Integrator::Verlet,
         };
-        // Kinematic bodies are shared by every group: each group moves them along its own
-        // sub-steps from the start of the step.
-        for body in &mut bodies[kinematic.clone()] {
-            body.delta_position = Vec3::ZERO;
-            body.delta_rotation = Quat::IDENTITY;
-        }
-        let moving = [kinematic, group.bodies.clone()];
-        let own = group.bodies.clone();
-        let faulted = &mut scratch.faulted[own.clone()];
-        let max_w = ctx.max_angular_speed;
-        let clamp = |bodies: &mut [SolverBody], faulted: &mut [bool]| {
-            solver::clamp_speeds(
-                &mut bodies[own.clone()],
-                &forces[own.clone()],
-                faulted,
-                max_w,
-            );
-        };
-        // The packed separations are the step start's; after the positions move, the next
-        // pass tracks them again and the passes after it reuse them.
-        let mut moved = false;
-        // Verlet: half a kick before the first drift and half after the last (see
-        // `Integrator`); the half kicks use a half sub-step.
-        let verlet = settings.integrator == Integrator::Verlet;
-        let half = solver::StepContext {
-            h: 0.5 * ctx.h,
-            inv_h: 2.0 * ctx.inv_h,
-            ..ctx
-        };
-        let last = group.substeps.saturating_sub(1);
-        for substep in 0..group.substeps {
-            let kick = if verlet && substep == 0 { &half } else { &ctx };
-            // The kick and the speed caps in one sweep; kinematic bodies take no kick.
-            solver::integrate_velocities_capped(
-                &mut bodies[own.clone()],
-                &forces[own.clone()],
-                faulted,
-                kick,
-            );
-            profile.integration_ms += timer.lap();
-            run(Work::warm_start(moved), bodies);
-            solve_joints(
-                joints,
-                blocks,
-                bodies,
-                JointPass::WarmStart,
-                g as u32,
-                ctx.h,
-            );
-            // No speed caps here (`stop_non_finite`): the passes below take the warm start's
-            // transients back, and the drift caps what is left.
-            solver::stop_non_finite(&mut bodies[own.clone()], &forces[own.clone()], faulted);
-            for _ in 0..settings.velocity_iterations.max(1) {
-                run(Work::solve(Pass::Biased, moved), bodies);
-                solve_joints(joints, blocks, bodies, JointPass::Biased, g as u32, ctx.h);
-                moved = false;
-            }
-            profile.solver_ms += timer.lap();
-            // The speed caps and the drift in one sweep for the group's own bodies.
-            let kinematic = moving[0].clone();
-            solver::integrate_positions(&mut bodies[kinematic.clone()], &forces[kinematic], &ctx);
-            solver::capped_integrate_positions(
-                &mut bodies[own.clone()],
-                &forces[own.clone()],
-                faulted,
-                &ctx,
-            );
-            if verlet && substep == last {
-                for range in moving.iter().cloned() {
-                    solver::integrate_velocities(&mut bodies[range.clone()], &forces[range], &half);
-                }
-                clamp(bodies, faulted);
-            }
-            moved = true;
-            profile.integration_ms += timer.lap();
-            for _ in 0..settings.position_iterations {
-                run(Work::solve(Pass::Relax, moved), bodies);
-                solve_joints(joints, blocks, bodies, JointPass::Relax, g as u32, ctx.h);
-                moved = false;
-            }
-            // The next sub-step's kick caps the speeds after it (`integrate_velocities_capped`),
-            // which is the same where nothing exceeds a cap; the last sub-step caps here.
-            if substep == last {
-                clamp(bodies, faulted);
-            }
-            profile.solver_ms += timer.lap();
-        }
-        run(Work::restitution(moved), bodies);
-        clamp(bodies, faulted);
         profile.solver_ms += timer.lap();
+        let times = solver::run_group(&data);
+        timer.lap();
+        profile.integration_ms += times.integration_ms;
+        profile.solver_ms += times.solver_ms;
     }
 
     /// Fills the solver body array (layout in the module notes), builds the islands of the

@@ -28,9 +28,8 @@ pub(crate) enum Pass {
     Relax,
 }
 
-/// Where a pass reads and writes the solver bodies: the array itself, or (with the
-/// `parallel` feature) a shared view of it whose writers never touch the same body
-/// (`parallel.rs`).
+/// Where a pass reads and writes the solver bodies: the array itself, or a view of it
+/// shared by the workers of a colour, whose writers never touch the same body (`group.rs`).
 pub(crate) trait Bodies {
     fn at(&self, index: u32) -> &SolverBody;
     fn at_mut(&mut self, index: u32) -> &mut SolverBody;
@@ -669,7 +668,7 @@ fn solve_rolling<B: Bodies + ?Sized>(
     );
 }
 
-/// One kind of per-lane-group work of the sub-steps, for [`run_colours`].
+/// One kind of per-lane-group work of the sub-steps (`group.rs`).
 /// `positions_moved`: the bodies moved since the last pass (or since packing), so the arms'
 /// shift (and, for a pass, each point's separation) is measured again; otherwise the last
 /// pass's is still right (the relax pass, the next sub-step's warm start and biased pass
@@ -730,46 +729,6 @@ pub(crate) fn run_lanes<B: Bodies + ?Sized>(
         } => solve_contact_lanes(bodies, c, cold, factors, ctx, pass, positions_moved),
         Work::Restitution { positions_moved } => {
             restitution_lanes(bodies, c, cold, ctx, positions_moved)
-        }
-    }
-}
-
-/// Does `work` on every lane group of a sub-step group, colour by colour (`colours`: the
-/// lane ranges of each colour, the last one the overflow set when `overflow`). With the
-/// `parallel` feature a colour's lane groups are spread over the rayon pool's threads;
-/// they move disjoint bodies (see `graph_colour.rs`), so the result is the same bits as
-/// doing them in order on one thread. The overflow set always runs in order.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn run_colours(
-    work: Work,
-    bodies: &mut [SolverBody],
-    lanes: &mut [ConstraintLanes],
-    cold: &mut [LaneBlocks],
-    factors: &mut [PassFactors],
-    colours: &[std::ops::Range<usize>],
-    overflow: bool,
-    ctx: &StepContext,
-) {
-    #[cfg(feature = "parallel")]
-    for (i, range) in colours.iter().enumerate() {
-        let (lanes, cold, factors) = (
-            &mut lanes[range.clone()],
-            &mut cold[range.clone()],
-            &mut factors[range.clone()],
-        );
-        if overflow && i + 1 == colours.len() {
-            for ((c, cold), factors) in lanes.iter_mut().zip(cold).zip(factors) {
-                run_lanes(work, bodies, c, cold, factors, ctx);
-            }
-        } else {
-            super::parallel::run_colour(work, bodies, lanes, cold, factors, ctx);
-        }
-    }
-    #[cfg(not(feature = "parallel"))]
-    {
-        let _ = (colours, overflow);
-        for ((c, cold), factors) in lanes.iter_mut().zip(cold).zip(factors) {
-            run_lanes(work, bodies, c, cold, factors, ctx);
         }
     }
 }

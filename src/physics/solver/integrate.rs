@@ -4,12 +4,6 @@
 use super::body::{clamp_speed, SolverBody, SolverForces};
 use super::StepContext;
 use crate::physics::math::{Mat3, Quat, Vec3};
-use crate::physics::threads::for_each_piece;
-
-/// Bodies per piece of the integration sweeps when they run on several threads: each body
-/// takes tens of nanoseconds (a free rotation's Newton steps more), so a piece is some
-/// tens of microseconds, well above what handing it to a thread costs.
-const BODIES_PER_PIECE: usize = 1024;
 
 /// v += h·a, ω += h·α, then damping v /= 1 + h·c (unconditionally stable). The speed caps
 /// follow ([`clamp_speeds`](super::body::clamp_speeds)).
@@ -44,16 +38,10 @@ pub(crate) fn integrate_velocities_capped(
     faulted: &mut [bool],
     ctx: &StepContext,
 ) {
-    for_each_piece(
-        (bodies, forces, faulted),
-        BODIES_PER_PIECE,
-        |bodies, forces, faulted| {
-            for ((body, f), fault) in bodies.iter_mut().zip(forces).zip(faulted) {
-                integrate_velocity(body, f, ctx.h);
-                clamp_speed(body, f, fault, ctx.max_angular_speed);
-            }
-        },
-    );
+    for ((body, f), fault) in bodies.iter_mut().zip(forces).zip(faulted) {
+        integrate_velocity(body, f, ctx.h);
+        clamp_speed(body, f, fault, ctx.max_angular_speed);
+    }
 }
 
 /// Each body's speeds capped ([`clamp_speeds`](super::body::clamp_speeds)), then
@@ -64,16 +52,10 @@ pub(crate) fn capped_integrate_positions(
     faulted: &mut [bool],
     ctx: &StepContext,
 ) {
-    for_each_piece(
-        (bodies, forces, faulted),
-        BODIES_PER_PIECE,
-        |bodies, forces, faulted| {
-            for ((body, f), fault) in bodies.iter_mut().zip(forces).zip(faulted) {
-                clamp_speed(body, f, fault, ctx.max_angular_speed);
-                integrate_position(body, f, ctx.h);
-            }
-        },
-    );
+    for ((body, f), fault) in bodies.iter_mut().zip(forces).zip(faulted) {
+        clamp_speed(body, f, fault, ctx.max_angular_speed);
+        integrate_position(body, f, ctx.h);
+    }
 }
 
 /// q advanced by angular velocity `w` over time `h`: q + ½·h·(ω, 0)·q, normalised.

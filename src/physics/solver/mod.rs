@@ -137,23 +137,19 @@ mod block;
 mod body;
 mod constraint;
 mod contact_solve;
+pub(crate) mod crew;
 mod graph_colour;
+mod group;
 mod impact;
 mod integrate;
 mod lanes;
-#[cfg(feature = "parallel")]
-mod parallel;
 mod simd;
 
-pub(crate) use body::{clamp_length, clamp_speeds, stop_non_finite, SolverBody, SolverForces};
+pub(crate) use body::{clamp_length, SolverBody, SolverForces};
 pub(crate) use constraint::{invert_or_zero, ConstraintInput, ConstraintShared, PointInput};
-pub(crate) use contact_solve::{run_colours, Pass, Work};
 pub(crate) use graph_colour::{ConstraintGraph, COLOURS, OVERFLOW};
+pub(crate) use group::{run_group, GroupData};
 pub(crate) use impact::propagate_impacts;
-pub(crate) use integrate::{
-    capped_integrate_positions, integrate_positions, integrate_velocities,
-    integrate_velocities_capped,
-};
 pub(crate) use lanes::{prepare_colours, ConstraintLanes, LaneBlocks, PassFactors};
 pub(crate) use simd::LANES;
 

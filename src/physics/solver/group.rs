@@ -1,0 +1,283 @@
+//! The sub-steps of one group of islands (see the pseudo-code in `mod.rs`), as a sequence of
+//! stages that a [`Crew`] runs: the calling thread alone, or every worker of the pool.
+
+use std::ops::Range;
+
+use super::body::{clamp_speeds, stop_non_finite, SolverBody, SolverForces};
+use super::contact_solve::{run_lanes, Bodies, Pass, Work};
+use super::crew::{Alone, Crew, Shared};
+use super::integrate::{
+    capped_integrate_positions, integrate_positions, integrate_velocities,
+    integrate_velocities_capped,
+};
+use super::lanes::{ConstraintLanes, LaneBlocks, PassFactors};
+use super::StepContext;
+use crate::physics::joint::{solve_joints, BlockScratch, JointConstraint, JointPass};
+use crate::physics::math::{Quat, Vec3};
+use crate::physics::profile::PhaseTimer;
+
+/// Bodies per block of a per-body stage on several workers: tens of nanoseconds each, so
+/// a block is some microseconds.
+const BODY_BLOCK: usize = 256;
+
+/// Fewest lane groups per block of a colour on several workers (one takes about 0.7 µs).
+const MIN_LANE_BLOCK: usize = 4;
+
+/// Blocks per worker a colour is cut into, so a worker that finishes early takes another.
+const BLOCKS_PER_WORKER: usize = 4;
+
+/// Fewest lane groups a group needs to be solved by the whole team: below it, a stage's
+/// barrier costs more than its share of the work saves.
+#[cfg(feature = "parallel")]
+const MIN_LANES_FOR_TEAM: usize = 64;
+
+/// Everything the sub-steps of one group read and write.
+pub(crate) struct GroupData<'a> {
+    /// Every solver body (the static stand-in, kinematic bodies, every group's bodies).
+    pub bodies: Shared<SolverBody>,
+    pub forces: &'a [SolverForces],
+    /// Per solver body: its velocity stopped being finite.
+    pub faulted: Shared<bool>,
+    pub joints: Shared<JointConstraint>,
+    /// Some of the joints belong to this group (else their stages are skipped).
+    pub has_joints: bool,
+    /// One element: the joints' block scratch.
+    pub blocks: Shared<BlockScratch>,
+    /// The group's lane groups, and their cold parts and factorisations (biased, relax).
+    pub lanes: Shared<ConstraintLanes>,
+    pub cold: Shared<LaneBlocks>,
+    pub factors: [Shared<PassFactors>; 2],
+    /// Each colour's lane groups (ranges of `lanes`); the last the overflow set when
+    /// `overflow`.
+    pub colours: &'a [Range<usize>],
+    pub overflow: bool,
+    /// The kinematic bodies, and the group's own.
+    pub kinematic: Range<usize>,
+    pub own: Range<usize>,
+    pub substeps: u32,
+    /// The group's index (its joints carry it).
+    pub group: u32,
+    pub ctx: StepContext,
+    pub velocity_iterations: u32,
+    pub position_iterations: u32,
+    pub verlet: bool,
+}
+
+/// A sweep over some bodies: their solver state, forces and fault flags.
+type BodySweep<'a> = dyn Fn(&mut [SolverBody], &[SolverForces], &mut [bool]) + Sync + 'a;
+
+/// Where a group's time went, ms.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct GroupTimes {
+    pub integration_ms: f32,
+    pub solver_ms: f32,
+}
+
+/// Runs the sub-steps of a group and its restitution pass: on every worker of the team when
+/// the step splits its work ([`split_workers`](crate::physics::threads::split_workers)) and
+/// the group has enough lane groups, else on this thread.
+pub(crate) fn run_group(data: &GroupData) -> GroupTimes {
+    #[cfg(feature = "parallel")]
+    {
+        use crate::physics::threads;
+        let workers = threads::split_workers();
+        if workers > 1 && data.lanes.len() >= MIN_LANES_FOR_TEAM && threads::team_ready(workers) {
+            let team = super::crew::Team::new(workers);
+            let lead_times = std::sync::Mutex::new(GroupTimes::default());
+            threads::team_run(workers, &|index| {
+                let member = super::crew::TeamMember {
+                    team: &team,
+                    index,
+                    workers,
+                };
+                let times = substeps(&member, data);
+                if index == 0 {
+                    *lead_times.lock().unwrap_or_else(|e| e.into_inner()) = times;
+                }
+            });
+            return lead_times.into_inner().unwrap_or_else(|e| e.into_inner());
+        }
+    }
+    substeps(&Alone, data)
+}
+
+/// The stages of [`run_group`], run by every worker of `crew`.
+fn substeps<C: Crew>(crew: &C, d: &GroupData) -> GroupTimes {
+    let mut times = GroupTimes::default();
+    let mut timer = PhaseTimer::start();
+    let mut lap = |into: &mut f32| {
+        let ms = timer.lap();
+        if crew.lead() {
+            *into += ms;
+        }
+    };
+    let ctx = d.ctx;
+    let own = d.own.clone();
+    // Kinematic bodies are shared by every group: each group moves them along its own
+    // sub-steps from the start of the step.
+    let kinematic = |f: &mut dyn FnMut(&mut [SolverBody], &[SolverForces])| {
+        if !d.kinematic.is_empty() {
+            crew.serial(&mut || {
+                let k = d.kinematic.clone();
+                // SAFETY: the lead alone, the others waiting.
+                f(unsafe { d.bodies.slice(k.clone()) }, &d.forces[k]);
+            });
+        }
+    };
+    kinematic(&mut |bodies, _| {
+        for body in bodies {
+            body.delta_position = Vec3::ZERO;
+            body.delta_rotation = Quat::IDENTITY;
+        }
+    });
+    // A sweep over the group's own bodies, in blocks.
+    let per_body = |f: &BodySweep<'_>| {
+        crew.parallel(own.len(), BODY_BLOCK, &|r: Range<usize>| {
+            let range = own.start + r.start..own.start + r.end;
+            // SAFETY: the blocks of a stage are disjoint.
+            let (bodies, faulted) = unsafe {
+                (
+                    d.bodies.slice(range.clone()),
+                    d.faulted.slice(range.clone()),
+                )
+            };
+            f(bodies, &d.forces[range], faulted);
+        });
+    };
+    let max_w = ctx.max_angular_speed;
+    let clamp = || per_body(&|b, f, faulted| clamp_speeds(b, f, faulted, max_w));
+    // The packed separations are the step start's; after the positions move, the next
+    // pass tracks them again and the passes after it reuse them.
+    let mut moved = false;
+    // Verlet: half a kick before the first drift and half after the last (see
+    // `Integrator`); the half kicks use a half sub-step.
+    let half = StepContext {
+        h: 0.5 * ctx.h,
+        inv_h: 2.0 * ctx.inv_h,
+        ..ctx
+    };
+    let last = d.substeps.saturating_sub(1);
+    for substep in 0..d.substeps {
+        let kick = if d.verlet && substep == 0 {
+            &half
+        } else {
+            &ctx
+        };
+        // The kick and the speed caps in one sweep; kinematic bodies take no kick.
+        per_body(&|b, f, faulted| integrate_velocities_capped(b, f, faulted, kick));
+        lap(&mut times.integration_ms);
+        run_colours(crew, d, Work::warm_start(moved));
+        joints(crew, d, JointPass::WarmStart);
+        // No speed caps here (`stop_non_finite`): the passes below take the warm start's
+        // transients back, and the drift caps what is left.
+        per_body(&|b, f, faulted| stop_non_finite(b, f, faulted));
+        for _ in 0..d.velocity_iterations {
+            run_colours(crew, d, Work::solve(Pass::Biased, moved));
+            joints(crew, d, JointPass::Biased);
+            moved = false;
+        }
+        lap(&mut times.solver_ms);
+        // The speed caps and the drift in one sweep for the group's own bodies.
+        kinematic(&mut |bodies, forces| integrate_positions(bodies, forces, &ctx));
+        per_body(&|b, f, faulted| capped_integrate_positions(b, f, faulted, &ctx));
+        if d.verlet && substep == last {
+            kinematic(&mut |bodies, forces| integrate_velocities(bodies, forces, &half));
+            per_body(&|b, f, _| integrate_velocities(b, f, &half));
+            clamp();
+        }
+        moved = true;
+        lap(&mut times.integration_ms);
+        for _ in 0..d.position_iterations {
+            run_colours(crew, d, Work::solve(Pass::Relax, moved));
+            joints(crew, d, JointPass::Relax);
+            moved = false;
+        }
+        // The next sub-step's kick caps the speeds after it (`integrate_velocities_capped`),
+        // which is the same where nothing exceeds a cap; the last sub-step caps here.
+        if substep == last {
+            clamp();
+        }
+        lap(&mut times.solver_ms);
+    }
+    run_colours(crew, d, Work::restitution(moved));
+    clamp();
+    lap(&mut times.solver_ms);
+    times
+}
+
+/// One pass of the group's joints, on the lead (they are solved one after the other).
+fn joints<C: Crew>(crew: &C, d: &GroupData, pass: JointPass) {
+    if !d.has_joints {
+        return;
+    }
+    crew.serial(&mut || {
+        // SAFETY: the lead alone, the others waiting.
+        let (joints, blocks, bodies) = unsafe {
+            (
+                d.joints.slice(0..d.joints.len()),
+                d.blocks.at_mut(0),
+                d.bodies.slice(0..d.bodies.len()),
+            )
+        };
+        solve_joints(joints, blocks, bodies, pass, d.group, d.ctx.h);
+    });
+}
+
+/// `work` on every lane group of the group, colour by colour: a colour's lane groups in
+/// blocks (they move disjoint bodies, `graph_colour.rs`), the overflow set and colours of
+/// a few lane groups in order on the lead.
+fn run_colours<C: Crew>(crew: &C, d: &GroupData, work: Work) {
+    let factors = d.factors[work.factors()];
+    let mut bodies = d.bodies;
+    let lane = |k: usize, bodies: &mut Shared<SolverBody>| {
+        // SAFETY: lane group k belongs to one block of its colour (or to the lead), and
+        // the bodies it writes to no other lane group of the colour (`Bodies` below).
+        let (c, cold, f) = unsafe { (d.lanes.at_mut(k), d.cold.at_mut(k), factors.at_mut(k)) };
+        run_lanes(work, bodies, c, cold, f, &d.ctx);
+    };
+    // Colours too small to share (and the overflow set) run on the lead, several in a row
+    // as one stage: one barrier for all of them.
+    let alone = |i: usize| {
+        let last_overflow = d.overflow && i + 1 == d.colours.len();
+        last_overflow || d.colours[i].len() < 2 * MIN_LANE_BLOCK * crew.workers()
+    };
+    let mut i = 0;
+    while i < d.colours.len() {
+        if alone(i) {
+            let end = (i..d.colours.len())
+                .find(|&j| !alone(j))
+                .unwrap_or(d.colours.len());
+            crew.serial(&mut || {
+                for range in &d.colours[i..end] {
+                    range.clone().for_each(|k| lane(k, &mut bodies));
+                }
+            });
+            i = end;
+        } else {
+            let range = d.colours[i].clone();
+            let block = (range.len() / (BLOCKS_PER_WORKER * crew.workers())).max(MIN_LANE_BLOCK);
+            crew.parallel(range.len(), block, &|r: Range<usize>| {
+                let mut bodies = d.bodies;
+                r.for_each(|j| lane(range.start + j, &mut bodies));
+            });
+            i += 1;
+        }
+    }
+}
+
+// SAFETY (for the accesses through this impl): a colour's lane groups move disjoint bodies
+// and only read the static stand-in and kinematic bodies, so no body a block writes is used
+// by another block of the same stage; the overflow set runs on the lead alone.
+impl Bodies for Shared<SolverBody> {
+    #[inline]
+    fn at(&self, index: u32) -> &SolverBody {
+        // SAFETY: see above.
+        unsafe { Shared::at(self, index as usize) }
+    }
+
+    #[inline]
+    fn at_mut(&mut self, index: u32) -> &mut SolverBody {
+        // SAFETY: see above.
+        unsafe { Shared::at_mut(self, index as usize) }
+    }
+}

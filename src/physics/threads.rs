@@ -83,35 +83,20 @@ pub(crate) fn split_workers() -> usize {
 }
 
 /// Runs `job(i)` for every worker i of `0..workers` at once, worker 0 on this thread, and
-/// returns when all are done. Without the `parallel` feature, or when the team's threads
-/// could not be started, every `job(i)` runs here in turn, which is only right for jobs
-/// that do not wait for each other; the solver asks for a team only where
-/// [`split_workers`] allows one.
+/// returns true when all are done. Returns false at once, having run nothing, when the team
+/// of that count is busy with another thread's step (two worlds stepping on two threads),
+/// could not be started, or without the `parallel` feature: the caller then does the work
+/// on its own thread, which gives the same result.
 #[cfg_attr(not(feature = "parallel"), allow(dead_code))]
-pub(crate) fn team_run(workers: usize, job: &(dyn Fn(usize) + Sync)) {
+pub(crate) fn try_team_run(workers: usize, job: &(dyn Fn(usize) + Sync)) -> bool {
     #[cfg(feature = "parallel")]
     if workers > 1 {
         if let Some(team) = team::get(workers) {
-            team.run(job);
-            return;
+            return team.run(job);
         }
     }
-    (0..workers).for_each(job);
-}
-
-/// Whether [`team_run`] with `workers` runs its jobs at once (false without the `parallel`
-/// feature, or if the threads could not be started).
-#[cfg_attr(not(feature = "parallel"), allow(dead_code))]
-pub(crate) fn team_ready(workers: usize) -> bool {
-    #[cfg(feature = "parallel")]
-    {
-        workers > 1 && team::get(workers).is_some()
-    }
-    #[cfg(not(feature = "parallel"))]
-    {
-        let _ = workers;
-        false
-    }
+    let _ = (workers, job);
+    false
 }
 
 #[cfg(feature = "parallel")]
@@ -141,14 +126,19 @@ mod team {
         wake: Condvar,
         /// Workers (other than 0) that have finished the current job.
         finished: AtomicUsize,
-        /// One job at a time (two worlds stepping on two threads share the team).
+        /// One job at a time: a second thread asking meanwhile works alone.
         running: Mutex<()>,
     }
 
     impl Team {
-        /// Runs `job(i)` on every worker i and waits for all of them.
-        pub(super) fn run(&self, job: &(dyn Fn(usize) + Sync)) {
-            let _one = self.running.lock().unwrap_or_else(|e| e.into_inner());
+        /// Runs `job(i)` on every worker i and waits for all of them; false (nothing run)
+        /// when another thread is running a job on this team.
+        pub(super) fn run(&self, job: &(dyn Fn(usize) + Sync)) -> bool {
+            let _one = match self.running.try_lock() {
+                Ok(guard) => guard,
+                Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner(),
+                Err(std::sync::TryLockError::WouldBlock) => return false,
+            };
             // SAFETY: only the lifetime changes; the pointer is cleared before this returns,
             // and every worker is done with it by then (the wait below).
             let ptr = JobPtr(unsafe {
@@ -175,6 +165,7 @@ mod team {
                 }
             }
             *self.job.lock().unwrap_or_else(|e| e.into_inner()) = None;
+            true
         }
 
         /// The loop of worker `index`: wait for a new generation, run its job, report. It

@@ -257,7 +257,11 @@ impl World {
                 env.update_chunk(infos.slice(range), out);
             }
         };
-        for_each_block(chunks, 1, &|r| r.for_each(piece));
+        if chunks >= MIN_CHUNKS_TO_SHARE {
+            for_each_block(chunks, 1, &|r| r.for_each(piece));
+        } else {
+            (0..chunks).for_each(piece);
+        }
         // The chunks' results in the order of the contacts, as one pass over them gives.
         let (mut tests, mut reused, mut manifolds, mut points) = (0, 0, 0, 0);
         let scratch = &mut self.scratch;
@@ -296,6 +300,10 @@ impl World {
         self.scratch.to_wake = to_wake;
     }
 }
+
+/// Fewest pieces the narrow phase shares with the team (512 contacts): fewer are done
+/// sooner here than the team is woken.
+const MIN_CHUNKS_TO_SHARE: usize = 8;
 
 /// Contacts per piece of the narrow phase's work. The pieces are cut from the list of live
 /// contacts whatever the thread count, so their results, merged in order, are the same at

@@ -2,6 +2,7 @@
 
 use std::path::Path;
 
+use impulse::physics::Shape;
 use impulse::scene::{self, save};
 
 fn scene_files() -> Vec<std::path::PathBuf> {
@@ -310,6 +311,67 @@ fn benchmark_scenes_match_their_layout() {
             );
         }
     }
+}
+
+/// The scenes of Box3D's benchmark layouts (issue 38): `many_pyramids` is 14 × 14 wall
+/// pyramids of base 10 (55 unit cubes each), 11 m apart in x and 11.69 m in z, on a ground
+/// box 77 × 1 × 77 (half extents) whose top is y = 0; `convex_pile` is an 8 × 80 × 8 grid of
+/// one hull of 32 points on a sphere of radius 2, 4 m apart from y = 2. Both sleep never.
+#[test]
+fn box3d_benchmark_scenes_match_their_layout() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/bench");
+    let s = scene::load_file(&dir.join("many_pyramids.ron")).unwrap();
+    assert_eq!(s.world.body_count(), 1 + 14 * 14 * 55);
+    assert!(!s.world.settings().enable_sleeping);
+    let mut bottom_left: Vec<glam::Vec3> = s
+        .world
+        .bodies()
+        .filter(|(h, _)| s.meta[h].name.ends_with("[0]"))
+        .map(|(_, b)| b.position())
+        .collect();
+    bottom_left.sort_by(|a, b| (a.z, a.x).partial_cmp(&(b.z, b.x)).unwrap());
+    assert_eq!(bottom_left.len(), 196);
+    for (k, p) in bottom_left.iter().enumerate() {
+        // The first cube of each pyramid: 4.5 m left of its centre, resting on y = 0.
+        let (i, j) = ((k % 14) as f32, (k / 14) as f32);
+        let expected = glam::Vec3::new((i - 6.5) * 11.0 - 4.5, 0.5, (j - 6.5) * 11.69);
+        assert!(
+            (*p - expected).length() < 1e-3,
+            "pyramid {k}: {p} vs {expected}"
+        );
+    }
+    let s = scene::load_file(&dir.join("convex_pile.ron")).unwrap();
+    assert_eq!(s.world.body_count(), 1 + 8 * 80 * 8);
+    assert!(!s.world.settings().enable_sleeping);
+    let mut lowest = f32::INFINITY;
+    for (h, body) in s.world.bodies() {
+        if body.body_type() != impulse::physics::BodyType::Dynamic {
+            continue;
+        }
+        lowest = lowest.min(body.position().y);
+        let p = body.position();
+        for (axis, origin) in [(p.x, -14.0f32), (p.y, 2.0), (p.z, -14.0)] {
+            let steps = (axis - origin) / 4.0;
+            assert!(
+                (steps - steps.round()).abs() < 1e-4,
+                "{}: {p}",
+                s.meta[&h].name
+            );
+        }
+        let collider = s.world.body_colliders(h).next().unwrap();
+        let Shape::ConvexHull(hull) = s.world.collider(collider).unwrap().shape() else {
+            panic!("{} is not a hull", s.meta[&h].name);
+        };
+        assert_eq!(hull.vertices.len(), 32);
+        for v in &hull.vertices {
+            assert!(
+                (v.length() - 2.0).abs() < 1e-3,
+                "a vertex {} from the centre",
+                v.length()
+            );
+        }
+    }
+    assert_eq!(lowest, 2.0);
 }
 
 /// A quaternion of any finite size is the rotation it points at: (1e20, 0, 0, 1e20) is a

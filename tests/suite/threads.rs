@@ -101,3 +101,27 @@ fn worker_counts_outside_the_limits_are_refused_by_name() {
     }
     assert!(threads::set_default_workers(0).is_err());
 }
+
+/// Two worlds stepping at once on two threads share one team of two workers: whichever
+/// finds it busy does its work alone, and both end as one world stepped by itself does.
+#[test]
+fn two_worlds_stepping_at_once_share_the_team() {
+    let alone = {
+        let mut world = heap();
+        world.set_workers(2).expect("2 workers");
+        trace(&mut world, 30).0
+    };
+    let hashes: Vec<u64> = std::thread::scope(|s| {
+        let runs: Vec<_> = (0..2)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut world = heap();
+                    world.set_workers(2).expect("2 workers");
+                    trace(&mut world, 30).0
+                })
+            })
+            .collect();
+        runs.into_iter().map(|r| r.join().expect("a stepping thread")).collect()
+    });
+    assert_eq!(hashes, vec![alone, alone]);
+}

@@ -1,16 +1,18 @@
 //! Who runs a sub-step group's stages: the calling thread alone, or (with the `parallel`
-//! feature) every thread of the workers' pool at once, as Box2D v3's solver does.
+//! feature) every thread of a team at once (`physics/threads.rs`), as Box2D v3's solver
+//! does.
 //!
 //! The sub-steps are a fixed sequence of stages (integrate velocities, warm start colour by
 //! colour, the joints, the biased pass colour by colour, ...). With a team every worker
-//! runs the same sequence: a stage's work is cut into blocks that the workers claim with an
-//! atomic counter, and a barrier (a spin on an atomic generation count, a microsecond or
-//! two) closes each stage, where a fork and join of the pool per stage costs 10–20 µs. A
-//! stage that must run in order (the joints, the overflow set) runs on the lead worker while
-//! the others wait at its barrier. The blocks of a stage touch disjoint data (a colour's
-//! lane groups move disjoint bodies, `graph_colour.rs`; a per-body stage gives each block
-//! its own bodies), so which worker takes a block changes nothing: the result is the bits
-//! of one thread.
+//! runs the same sequence: a stage's work is cut into blocks that the workers claim from an
+//! atomic counter, and whoever finishes the stage's last block opens the next stage (a
+//! microsecond or so on two idle cores, where a fork and join of a pool per stage costs
+//! 10–20 µs). A worker reaching a stage that is already over skips it, so a worker the
+//! system has not scheduled holds up no one unless it holds a block. A stage that must run
+//! in order (the joints, the overflow set) runs on the lead worker while the others wait.
+//! The blocks of a stage touch disjoint data (a colour's lane groups move disjoint bodies,
+//! `graph_colour.rs`; a per-body stage gives each block its own bodies), so which worker
+//! takes a block changes nothing: the result is the bits of one thread.
 
 use std::ops::Range;
 
@@ -88,7 +90,7 @@ impl<T> Shared<T> {
 }
 
 /// Runs the stages of a group: every worker calls the same methods in the same order.
-pub(crate) trait Crew: Sync {
+pub(crate) trait Crew {
     /// Runs `f` on blocks of `0..n` of about `block` elements each, every element in one
     /// block, then waits until every block is done.
     fn parallel(&self, n: usize, block: usize, f: &(dyn Fn(Range<usize>) + Sync));
@@ -133,17 +135,14 @@ pub(crate) fn for_each_block(n: usize, block: usize, f: &(dyn Fn(Range<usize>) +
     {
         use crate::physics::threads;
         let workers = threads::split_workers();
-        if workers > 1 && n > block && threads::team_ready(workers) {
+        if workers > 1 && n > block {
             let team = Team::new(workers);
-            threads::team_run(workers, &|index| {
-                TeamMember {
-                    team: &team,
-                    index,
-                    workers,
-                }
-                .parallel(n, block, f);
+            let shared = threads::try_team_run(workers, &|index| {
+                TeamMember::new(&team, index).parallel(n, block, f);
             });
-            return;
+            if shared {
+                return;
+            }
         }
     }
     Alone.parallel(n, block, f);
@@ -154,47 +153,58 @@ pub(crate) use team::{Team, TeamMember};
 
 #[cfg(feature = "parallel")]
 mod team {
+    use std::cell::Cell;
     use std::ops::Range;
-    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::atomic::{AtomicU64, Ordering};
 
     use super::Crew;
 
     /// Spins before a waiting worker starts yielding its core: a stage of a large scene
     /// ends within microseconds, but on a machine with more busy threads than cores the
     /// worker being waited on may need the core back.
-    const SPINS_BEFORE_YIELD: u32 = 1 << 12;
+    const SPINS_BEFORE_YIELD: u32 = 1 << 10;
 
-    /// What the workers of one group solve share: the block counter of the current stage
-    /// and the barrier's arrivals and generation.
+    /// The stage number in the high 32 bits of a counter, the count in the low 32.
+    const COUNT: u64 = (1 << 32) - 1;
+
+    /// What the workers of one group solve share. Stages are numbered in the order every
+    /// worker meets them; `stage` is the one open now. A stage's blocks are claimed from
+    /// `claimed` and counted done in `done`, both tagged with the stage's number, and the
+    /// worker that finishes its last block opens the next stage. A worker that reaches a
+    /// stage already finished skips it, so one the system did not schedule for a while
+    /// holds nobody up unless it holds a block.
     pub(crate) struct Team {
         workers: usize,
-        next: AtomicUsize,
-        arrived: AtomicUsize,
-        generation: AtomicUsize,
+        stage: AtomicU64,
+        claimed: AtomicU64,
+        done: AtomicU64,
     }
 
     impl Team {
         pub fn new(workers: usize) -> Self {
             Team {
                 workers,
-                next: AtomicUsize::new(0),
-                arrived: AtomicUsize::new(0),
-                generation: AtomicUsize::new(0),
+                stage: AtomicU64::new(0),
+                claimed: AtomicU64::new(0),
+                done: AtomicU64::new(0),
             }
         }
 
-        /// Waits until every worker has arrived. The last to arrive resets the block
-        /// counter for the next stage, then lets the others go.
-        fn barrier(&self) {
-            let generation = self.generation.load(Ordering::Acquire);
-            if self.arrived.fetch_add(1, Ordering::AcqRel) + 1 == self.workers {
-                self.arrived.store(0, Ordering::Relaxed);
-                self.next.store(0, Ordering::Relaxed);
-                self.generation.fetch_add(1, Ordering::Release);
-                return;
-            }
+        /// Opens stage `next`: fresh counters, then the number every waiter watches.
+        fn open(&self, next: u64) {
+            self.claimed.store(next << 32, Ordering::Relaxed);
+            self.done.store(next << 32, Ordering::Relaxed);
+            self.stage.store(next, Ordering::Release);
+        }
+
+        /// Waits until the open stage is at least `stage`; returns it.
+        fn wait_for(&self, stage: u64) -> u64 {
             let mut spins = 0u32;
-            while self.generation.load(Ordering::Acquire) == generation {
+            loop {
+                let now = self.stage.load(Ordering::Acquire);
+                if now >= stage {
+                    return now;
+                }
                 if spins < SPINS_BEFORE_YIELD {
                     spins += 1;
                     std::hint::spin_loop();
@@ -205,31 +215,77 @@ mod team {
         }
     }
 
-    /// One worker of a [`Team`] of `workers`; worker 0 leads.
+    /// One worker of a [`Team`] of `workers`; worker 0 leads. `next` is the number of the
+    /// next stage it meets.
     pub(crate) struct TeamMember<'a> {
         pub team: &'a Team,
         pub index: usize,
         pub workers: usize,
+        pub next: Cell<u64>,
+    }
+
+    impl<'a> TeamMember<'a> {
+        pub fn new(team: &'a Team, index: usize) -> Self {
+            TeamMember {
+                team,
+                index,
+                workers: team.workers,
+                next: Cell::new(0),
+            }
+        }
+
+        /// This worker's next stage number, counted on.
+        fn take_stage(&self) -> u64 {
+            let s = self.next.get();
+            self.next.set(s + 1);
+            s
+        }
     }
 
     impl Crew for TeamMember<'_> {
         fn parallel(&self, n: usize, block: usize, f: &(dyn Fn(Range<usize>) + Sync)) {
-            let block = block.max(1);
+            let team = self.team;
+            let s = self.take_stage();
+            if team.wait_for(s) > s {
+                return;
+            }
+            // An empty stage is one empty block, so that someone finishes it.
+            let (n, block) = (n.max(1) as u64, block.max(1) as u64);
             loop {
-                let start = self.team.next.fetch_add(block, Ordering::Relaxed);
-                if start >= n {
+                let v = team.claimed.load(Ordering::Acquire);
+                let start = v & COUNT;
+                if v >> 32 != s || start >= n {
                     break;
                 }
-                f(start..(start + block).min(n));
+                if team
+                    .claimed
+                    .compare_exchange_weak(v, v + block, Ordering::AcqRel, Ordering::Relaxed)
+                    .is_err()
+                {
+                    continue;
+                }
+                let end = (start + block).min(n);
+                let real = (start as usize)..(end as usize).min(n as usize);
+                if !real.is_empty() {
+                    f(real);
+                }
+                let done = team.done.fetch_add(end - start, Ordering::AcqRel) + (end - start);
+                if done & COUNT == n {
+                    team.open(s + 1);
+                }
             }
-            self.team.barrier();
+            team.wait_for(s + 1);
         }
 
         fn serial(&self, f: &mut dyn FnMut()) {
+            let s = self.take_stage();
             if self.lead() {
+                self.team.wait_for(s);
                 f();
+                self.team.open(s + 1);
+            } else {
+                self.team.wait_for(s + 1);
             }
-            self.team.barrier();
         }
 
         fn lead(&self) -> bool {

@@ -26,10 +26,12 @@ const MIN_LANE_BLOCK: usize = 4;
 /// Blocks per worker a colour is cut into, so a worker that finishes early takes another.
 const BLOCKS_PER_WORKER: usize = 4;
 
-/// Fewest lane groups a group needs to be solved by the whole team: below it, a stage's
-/// barrier costs more than its share of the work saves.
+/// Fewest lane groups (about 1 000 contacts) a group needs to be solved by the whole team:
+/// below it a stage is tens of microseconds, and waking the team and waiting at each stage
+/// cost more than its share of the work saves (the base-20 pyramid's 150 lane groups ran
+/// several times slower under a software renderer's threads).
 #[cfg(feature = "parallel")]
-const MIN_LANES_FOR_TEAM: usize = 64;
+const MIN_LANES_FOR_TEAM: usize = 256;
 
 /// Everything the sub-steps of one group read and write.
 pub(crate) struct GroupData<'a> {
@@ -81,21 +83,19 @@ pub(crate) fn run_group(data: &GroupData) -> GroupTimes {
     {
         use crate::physics::threads;
         let workers = threads::split_workers();
-        if workers > 1 && data.lanes.len() >= MIN_LANES_FOR_TEAM && threads::team_ready(workers) {
+        if workers > 1 && data.lanes.len() >= MIN_LANES_FOR_TEAM {
             let team = super::crew::Team::new(workers);
             let lead_times = std::sync::Mutex::new(GroupTimes::default());
-            threads::team_run(workers, &|index| {
-                let member = super::crew::TeamMember {
-                    team: &team,
-                    index,
-                    workers,
-                };
+            let shared = threads::try_team_run(workers, &|index| {
+                let member = super::crew::TeamMember::new(&team, index);
                 let times = substeps(&member, data);
                 if index == 0 {
                     *lead_times.lock().unwrap_or_else(|e| e.into_inner()) = times;
                 }
             });
-            return lead_times.into_inner().unwrap_or_else(|e| e.into_inner());
+            if shared {
+                return lead_times.into_inner().unwrap_or_else(|e| e.into_inner());
+            }
         }
     }
     substeps(&Alone, data)

@@ -121,7 +121,9 @@ fn two_worlds_stepping_at_once_share_the_team() {
                 })
             })
             .collect();
-        runs.into_iter().map(|r| r.join().expect("a stepping thread")).collect()
+        runs.into_iter()
+            .map(|r| r.join().expect("a stepping thread"))
+            .collect()
     });
     assert_eq!(hashes, vec![alone, alone]);
 }

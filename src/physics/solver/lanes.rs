@@ -20,6 +20,7 @@ use super::block::FactorLanes;
 use super::body::SolverBody;
 use super::constraint::{invert_or_zero, ConstraintInput, PointInput};
 use super::contact_solve::gather_velocities;
+use super::crew::{for_each_block, Shared};
 use super::simd::{f32x4, SymMat3x4, Vec3x4, LANES};
 use crate::physics::constants::RELAX_REGULARIZATION;
 use crate::physics::math::{orthonormal_basis, Mat3, Vec3};
@@ -507,33 +508,59 @@ pub(crate) fn prepare_colours(
     lane_colours: &mut Vec<std::ops::Range<usize>>,
 ) {
     let first = out.len();
-    for (i, range) in colours.iter().enumerate() {
-        let width = if overflow && i + 1 == colours.len() {
+    let first_colour = lane_colours.len();
+    let width = |i: usize| {
+        if overflow && i + 1 == colours.len() {
             1
         } else {
             LANES
-        };
-        let start = out.len() - first;
-        for chunk in order[range.clone()].chunks(width) {
-            // Built in place, each grown by one zeroed element: pushing a default value
-            // assembled it on the stack first and copied it in.
-            out.resize_with(out.len() + 1, ConstraintLanes::default);
-            out_cold.resize_with(out_cold.len() + 1, LaneBlocks::default);
-            let [biased, relax] = &mut *out_factors;
-            biased.resize_with(biased.len() + 1, PassFactors::default);
-            relax.resize_with(relax.len() + 1, PassFactors::default);
-            if let (Some(lanes), Some(cold), Some(biased), Some(relax)) = (
-                out.last_mut(),
-                out_cold.last_mut(),
-                biased.last_mut(),
-                relax.last_mut(),
-            ) {
-                lanes.prepare(cold, [biased, relax], inputs, chunk, bodies);
+        }
+    };
+    let mut count = 0;
+    for (i, range) in colours.iter().enumerate() {
+        let n = range.len().div_ceil(width(i));
+        lane_colours.push(count..count + n);
+        count += n;
+    }
+    // Every lane group zeroed in place (`Default`), then prepared: each one only reads the
+    // inputs and bodies and writes itself, so the blocks may go to any worker.
+    out.resize_with(first + count, ConstraintLanes::default);
+    out_cold.resize_with(first + count, LaneBlocks::default);
+    let [biased, relax] = &mut *out_factors;
+    biased.resize_with(first + count, PassFactors::default);
+    relax.resize_with(first + count, PassFactors::default);
+    let (lanes, cold) = (
+        Shared::new(&mut out[first..]),
+        Shared::new(&mut out_cold[first..]),
+    );
+    let (biased, relax) = (
+        Shared::new(&mut biased[first..]),
+        Shared::new(&mut relax[first..]),
+    );
+    let lane_colours = &lane_colours[first_colour..];
+    for_each_block(count, PREPARE_BLOCK, &|r: std::ops::Range<usize>| {
+        for (i, (range, lanes_of)) in colours.iter().zip(lane_colours).enumerate() {
+            let (start, end) = (r.start.max(lanes_of.start), r.end.min(lanes_of.end));
+            for l in start..end {
+                let k = range.start + (l - lanes_of.start) * width(i);
+                let chunk = &order[k..(k + width(i)).min(range.end)];
+                // SAFETY: lane group l belongs to this block alone.
+                unsafe {
+                    lanes.at_mut(l).prepare(
+                        cold.at_mut(l),
+                        [biased.at_mut(l), relax.at_mut(l)],
+                        inputs,
+                        chunk,
+                        bodies,
+                    );
+                }
             }
         }
-        lane_colours.push(start..out.len() - first);
-    }
+    });
 }
+
+/// Lane groups per block of the prepare on several workers (a few microseconds each).
+const PREPARE_BLOCK: usize = 16;
 
 #[cfg(test)]
 mod tests {

@@ -1,5 +1,6 @@
 //! The Impulse physics engine: rigid bodies, convex shapes, broad and narrow phase, a
-//! sequential-impulse solver, islands and sleeping. Depends on glam and std only.
+//! sequential-impulse solver, islands and sleeping, stepped on one thread or a team of worker
+//! threads (`threads.rs`). Depends on glam, `wide` (four-lane SIMD) and std.
 
 pub mod aabb;
 pub mod body;

@@ -24,9 +24,8 @@ const FLOOR_JOULES: f64 = 1.0;
 /// first 5 s, so the audit subtracts the potential energy released since 5 s:
 /// - `dominoes.ron`: the row of 60 falls one domino after another until about 14 s; each
 ///   domino's fall is potential energy turned kinetic (measured without this: 3.2 times the
-///   first 5 s at 13.9 s, 0.58 J, under the 1 J floor only because dominoes are light);
-/// - `bench/convex_pile.ron`: the top of its 80 layers starts 318 m up and falls for 8 s.
-const GRAVITY_DRIVEN: [&str; 2] = ["dominoes.ron", "convex_pile.ron"];
+///   first 5 s at 13.9 s, 0.58 J, under the 1 J floor only because dominoes are light).
+const GRAVITY_DRIVEN: [&str; 1] = ["dominoes.ron"];
 
 /// How a run ended: the worst excess over the limit and the first time it was over.
 struct Audit {
@@ -228,15 +227,21 @@ fn every_scene_keeps_its_energy_for_thirty_seconds() {
     audit_all(&files);
 }
 
-/// The benchmark scenes but two: `pile4000_sleep.ron` is `pile4000.ron` with sleeping on, so
-/// its two runs are `pile4000.ron`'s two runs again, and `large_pyramid.ron` (5050 cubes, as
-/// long as all the others together) has a test of its own so that the two run side by side.
+/// The benchmark scenes but three: `pile4000_sleep.ron` is `pile4000.ron` with sleeping on,
+/// so its two runs are `pile4000.ron`'s two runs again; `large_pyramid.ron` (5050 cubes, as
+/// long as all the others together) has a test of its own so that the two run side by side;
+/// `convex_pile.ron` (5 120 hulls of 32 points, over half a second per step once piled,
+/// which would make 30 s of it over an hour) is a timing benchmark only.
 #[test]
 #[ignore = "30 s of every benchmark scene: run in release (`.ci/run`)"]
 fn every_benchmark_scene_keeps_its_energy_for_thirty_seconds() {
     let files: Vec<_> = scene_files(&scenes_dir().join("bench"))
         .into_iter()
-        .filter(|p| !p.ends_with("pile4000_sleep.ron") && !p.ends_with("large_pyramid.ron"))
+        .filter(|p| {
+            !p.ends_with("pile4000_sleep.ron")
+                && !p.ends_with("large_pyramid.ron")
+                && !p.ends_with("convex_pile.ron")
+        })
         .collect();
     assert!(files.len() >= 5, "found {} benchmark scenes", files.len());
     audit_all(&files);

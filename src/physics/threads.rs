@@ -57,7 +57,7 @@ thread_local! {
 }
 
 /// Runs `f` (a step) with `workers` available to the phases that split their work
-/// ([`split_workers`]), and puts the old count back afterwards (also when `f` panics).
+/// ([`split_workers`]), then restores the caller's count (also when `f` panics).
 pub(crate) fn run_with<R>(workers: usize, f: impl FnOnce() -> R) -> R {
     struct Restore(usize);
     impl Drop for Restore {
@@ -139,7 +139,7 @@ mod team {
                 Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner(),
                 Err(std::sync::TryLockError::WouldBlock) => return false,
             };
-            // SAFETY: only the lifetime changes; the pointer is cleared before this returns,
+            // SAFETY: the lifetime is erased; the pointer is cleared before this returns,
             // and every worker is done with it by then (the wait below).
             let ptr = JobPtr(unsafe {
                 std::mem::transmute::<

@@ -236,10 +236,7 @@ impl World {
             bodies: &self.bodies,
             colliders: &self.colliders,
             broad_phase: &*self.broad_phase,
-            slots: SharedSlots {
-                ptr: self.contacts.slots.as_mut_ptr(),
-                len: self.contacts.slots.len(),
-            },
+            slots: Shared::new(&mut self.contacts.slots),
             dt,
             reuse_manifolds: self.settings.reuse_manifolds,
         };
@@ -339,26 +336,13 @@ impl NarrowChunk {
     }
 }
 
-/// The contact slots, shared by the threads of the narrow phase: each contact is updated by
-/// the one piece of the active list that names it.
-#[derive(Clone, Copy)]
-struct SharedSlots {
-    ptr: *mut Contact,
-    len: usize,
-}
-
-// SAFETY: the pointer comes from the world's contact slots, borrowed mutably for the whole
-// narrow phase (`update_contacts`); a slot is reached only through the one entry of the
-// active list that names it (`NarrowEnv::update_chunk`).
-unsafe impl Send for SharedSlots {}
-unsafe impl Sync for SharedSlots {}
-
 /// What every piece of the narrow phase reads.
 struct NarrowEnv<'a> {
     bodies: &'a Arena<Body>,
     colliders: &'a Arena<Collider>,
     broad_phase: &'a (dyn BroadPhase + Send + Sync),
-    slots: SharedSlots,
+    /// The contact slots: each is updated by the one piece of the active list that names it.
+    slots: Shared<Contact>,
     dt: f32,
     reuse_manifolds: bool,
 }
@@ -384,15 +368,14 @@ impl NarrowEnv<'_> {
             prefetch_ahead(
                 infos,
                 k,
-                self.slots.ptr,
-                self.slots.len,
+                self.slots.as_ptr(),
+                self.slots.len(),
                 bodies,
                 Some(colliders),
             );
             let id = infos[k].id;
-            assert!((id as usize) < self.slots.len, "contact {id} out of range");
-            // SAFETY: in range; this piece is the only user of the contact (above).
-            let contact = unsafe { &mut *self.slots.ptr.add(id as usize) };
+            // SAFETY: this piece is the only user of the contact (above).
+            let contact = unsafe { self.slots.at_mut(id as usize) };
             let (Some(col_a), Some(col_b)) = (
                 colliders.at(contact.collider_a),
                 colliders.at(contact.collider_b),

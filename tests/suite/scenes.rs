@@ -313,7 +313,7 @@ fn benchmark_scenes_match_their_layout() {
     }
 }
 
-/// The scenes of Box3D's benchmark layouts (issue 38): `many_pyramids` is 14 × 14 wall
+/// The scenes of Box3D's benchmark layouts: `many_pyramids` is 14 × 14 wall
 /// pyramids of base 10 (55 unit cubes each), 11 m apart in x and 11.69 m in z, on a ground
 /// box 77 × 1 × 77 (half extents) whose top is y = 0; `convex_pile` is an 8 × 80 × 8 grid of
 /// one hull of 32 points on a sphere of radius 2, 4 m apart from y = 2. Both sleep never.

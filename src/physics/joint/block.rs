@@ -306,7 +306,7 @@ pub(crate) fn solve_block(
             break;
         }
     }
-    // A limit only pushes: one the last round leaves pulling releases its impulse.
+    // A limit only pushes: one still pulling after the final round releases its impulse.
     for (i, r) in rows.iter().enumerate() {
         if r.one_sided && scratch.accumulated[i] + scratch.delta[i] < 0.0 {
             scratch.delta[i] = -scratch.accumulated[i];

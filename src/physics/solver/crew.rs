@@ -48,6 +48,11 @@ impl<T> Shared<T> {
         self.len
     }
 
+    /// The first element's address (for prefetch hints; never read through here).
+    pub fn as_ptr(&self) -> *const T {
+        self.ptr
+    }
+
     /// Elements `range`.
     ///
     /// # Safety

@@ -149,7 +149,7 @@ fn substeps<C: Crew>(crew: &C, d: &GroupData) -> GroupTimes {
     // The packed separations are the step start's; after the positions move, the next
     // pass tracks them again and the passes after it reuse them.
     let mut moved = false;
-    // Verlet: half a kick before the first drift and half after the last (see
+    // Verlet: half a kick before the first drift and half after the final one (see
     // `Integrator`); the half kicks use a half sub-step.
     let half = StepContext {
         h: 0.5 * ctx.h,

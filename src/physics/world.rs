@@ -328,6 +328,9 @@ pub(crate) struct StepScratch {
     pub solver_to_body: Vec<u32>,
     /// The touching contacts of this step, as the solver takes them.
     pub constraints: Vec<ConstraintInput>,
+    /// Where each block of the touching list starts writing its constraints
+    /// (`World::gather_constraints`), and the total last.
+    pub gather_starts: Vec<u32>,
     /// Group of each constraint (parallel to `constraints`).
     pub constraint_group: Vec<u32>,
     /// Colour of each constraint (see `solver::ConstraintGraph`).

@@ -23,14 +23,22 @@ use super::body::{BodyType, NULL};
 use super::constants::*;
 use super::contact::prefetch_ahead;
 use super::math::{Isometry, Quat, Vec3};
-use super::prefetch::prefetch;
+use super::prefetch::prefetch_ptr;
 use super::profile::PhaseTimer;
-use super::solver::crew::Shared;
+use super::solver::crew::{for_each_block, Shared};
 use super::solver::{
     self, prepare_colours, substeps_for_mass_ratio, ConstraintInput, ConstraintShared, PointInput,
     Softness, SolverBody, SolverForces, StepContext, COLOURS, OVERFLOW,
 };
 use super::world::{Integrator, World};
+
+/// Lane groups per block when the impulses are stored on several workers (about 0.1 µs
+/// each, so a block is some microseconds).
+const STORE_BLOCK: usize = 64;
+
+/// Touching contacts per block when the constraints are gathered on several workers
+/// (about 0.1 µs each).
+const GATHER_BLOCK: usize = 128;
 
 /// One group of islands solved with its own sub-step count.
 #[derive(Clone, Debug)]
@@ -522,6 +530,10 @@ impl World {
 
     /// Turns every touching contact with an awake dynamic body into a constraint, anchoring
     /// its points' lever arms (module notes), and sorts the constraints by group.
+    ///
+    /// On every worker, in blocks of the touching list: each block first counts the
+    /// contacts it keeps, then (at the offset the counts before it add up to) writes their
+    /// constraints, so each constraint has the index one thread would give it.
     fn gather_constraints(&mut self) {
         let warm_start = self.settings.enable_warm_starting;
         let planar = self.settings.planar;
@@ -533,156 +545,233 @@ impl World {
             scratch,
             ..
         } = self;
-        scratch.constraints.clear();
-        scratch.constraint_group.clear();
-        scratch.constraint_height.clear();
         let first_dynamic = 1 + scratch.kinematic_count as u32;
-        for (k, info) in scratch.touching.iter().enumerate() {
-            prefetch_ahead(
-                &scratch.touching,
-                k,
-                contacts.slots.as_ptr(),
-                contacts.slots.len(),
-                bodies,
-                Some(colliders),
-            );
-            let id = info.id;
-            let c = &mut contacts.slots[id as usize];
-            debug_assert!(c.touching);
-            let (Some(body_a), Some(body_b)) =
-                (bodies.at(c.edges[0].body), bodies.at(c.edges[1].body))
-            else {
-                continue;
-            };
-            let (ia, ib) = (body_a.solver_index, body_b.solver_index);
-            if ia < first_dynamic && ib < first_dynamic {
-                continue;
+        let touching = &scratch.touching;
+        // Whether the contact of two body slots is solved: both bodies there, one of them
+        // awake and dynamic.
+        let kept = |slots: [u32; 2]| match (bodies.at(slots[0]), bodies.at(slots[1])) {
+            (Some(a), Some(b)) => {
+                a.solver_index >= first_dynamic || b.solver_index >= first_dynamic
             }
-            let dynamic_index = if ia >= first_dynamic { ia } else { ib };
-            let substeps = scratch.body_substeps[dynamic_index as usize];
-            let group = if scratch.groups.len() == 1 {
-                0
-            } else {
-                scratch
-                    .groups
-                    .iter()
-                    .position(|g| g.bodies.contains(&(dynamic_index as usize)))
-                    .unwrap_or(0)
-            };
-            let (reach, max_shift) = match (colliders.at(c.collider_a), colliders.at(c.collider_b))
-            {
-                (Some(a), Some(b)) => (
-                    ANCHOR_REACH_FRACTION * a.feature_size.min(b.feature_size),
-                    // The smaller collider's size: half its bounding box's diagonal.
-                    ANCHOR_REACH_FRACTION
-                        * a.aabb
-                            .half_extents()
-                            .length()
-                            .min(b.aabb.half_extents().length()),
-                ),
-                _ => (0.0, 0.0),
-            };
-            let (center_a, center_b) = (body_a.center, body_b.center);
-            let dynamic_pair = body_a.is_dynamic() && body_b.is_dynamic();
-            let scale = 1.0 / substeps as f32;
-            let ctx = &scratch.group_contexts[group];
-            // Contacts with static or kinematic bodies are stiffer (Box2D: twice the
-            // frequency), so bodies are not pushed into the ground by what they carry.
-            let softness = if dynamic_pair {
-                ctx.contact_softness
-            } else {
-                ctx.static_softness
-            };
-            // Built in place in the array: assembled on the stack and pushed, its 248 bytes
-            // were copied by a `memcpy` call per contact.
-            scratch.constraints.push(ConstraintInput::new(
-                ia,
-                ib,
-                &[],
-                ConstraintShared {
-                    contact: id,
-                    normal: if planar { in_plane(c.normal) } else { c.normal },
-                    material: c.material,
-                    rolling_impulse: c.rolling_impulse * scale,
-                    twist_impulse: c.twist_impulse * scale,
-                    softness,
-                    warm_start,
-                },
-            ));
-            let Some(input) = scratch.constraints.last_mut() else {
-                continue;
-            };
-            input.count = c.count.min(input.points.len());
-            input.max_shift = max_shift;
-            for (p, slot) in c.points[..c.count].iter_mut().zip(&mut input.points) {
-                let mid = p.point();
-                // Squared: two square roots per point less (their latency showed in
-                // profiles of resting stacks).
-                let within =
-                    |center: Vec3, arm: Vec3| (center + arm).distance_squared(mid) <= reach * reach;
-                if !(p.anchored && within(center_a, p.arm_a) && within(center_b, p.arm_b)) {
-                    p.arm_a = mid - center_a;
-                    p.arm_b = mid - center_b;
-                    p.anchored = true;
+            _ => false,
+        };
+        let blocks = touching.len().div_ceil(GATHER_BLOCK);
+        let starts = &mut scratch.gather_starts;
+        starts.clear();
+        starts.resize(blocks + 1, 0);
+        {
+            let counts = Shared::new(&mut starts[1..]);
+            for_each_block(blocks, 1, &|range: Range<usize>| {
+                for block in range {
+                    let end = ((block + 1) * GATHER_BLOCK).min(touching.len());
+                    let n = touching[block * GATHER_BLOCK..end]
+                        .iter()
+                        .filter(|info| kept(info.bodies))
+                        .count();
+                    // SAFETY: each block writes its own count.
+                    unsafe { *counts.at_mut(block) = n as u32 };
                 }
-                // Each body's impulses act at its own anchored point. The two points may sit
-                // apart by up to `reach`, so the pair's angular momentum is off by at most
-                // reach × impulse; a shared point (their midpoint, say) would move with the
-                // bodies' relative motion and bring back the buckling.
-                *slot = PointInput {
-                    anchor_a: p.arm_a,
-                    anchor_b: p.arm_b,
-                    depth: p.depth,
-                    normal_impulse: p.normal_impulse * scale,
-                    tangent_impulse: p.tangent_impulse * scale,
-                };
-            }
-            scratch.constraint_group.push(group as u32);
-            // Height of the manifold's first point along −g (0 without gravity).
-            let height = c.points[..c.count]
-                .first()
-                .map_or(0.0, |p| -down.dot(p.point()));
-            let index = scratch.constraint_height.len() as u64;
-            scratch
-                .constraint_height
-                .push(height_key(height) << 32 | index);
+            });
         }
+        for b in 0..blocks {
+            starts[b + 1] += starts[b];
+        }
+        let total = starts[blocks] as usize;
+        let placeholder = ConstraintInput::new(
+            0,
+            0,
+            &[],
+            ConstraintShared {
+                contact: 0,
+                normal: Vec3::ZERO,
+                material: Default::default(),
+                rolling_impulse: Vec3::ZERO,
+                twist_impulse: 0.0,
+                softness: Softness::default(),
+                warm_start,
+            },
+        );
+        scratch.constraints.clear();
+        scratch.constraints.resize(total, placeholder);
+        scratch.constraint_group.clear();
+        scratch.constraint_group.resize(total, 0);
+        scratch.constraint_height.clear();
+        scratch.constraint_height.resize(total, 0);
+        let out = (
+            Shared::new(&mut scratch.constraints),
+            Shared::new(&mut scratch.constraint_group),
+            Shared::new(&mut scratch.constraint_height),
+        );
+        let slots = Shared::new(&mut contacts.slots);
+        let (starts, groups, body_substeps, contexts) = (
+            &scratch.gather_starts,
+            &scratch.groups,
+            &scratch.body_substeps,
+            &scratch.group_contexts,
+        );
+        for_each_block(blocks, 1, &|range: Range<usize>| {
+            for block in range {
+                let mut index = starts[block] as usize;
+                let end = ((block + 1) * GATHER_BLOCK).min(touching.len());
+                for k in block * GATHER_BLOCK..end {
+                    prefetch_ahead(
+                        touching,
+                        k,
+                        slots.as_ptr(),
+                        slots.len(),
+                        bodies,
+                        Some(colliders),
+                    );
+                    let info = touching[k];
+                    if !kept(info.bodies) {
+                        continue;
+                    }
+                    let (Some(body_a), Some(body_b)) =
+                        (bodies.at(info.bodies[0]), bodies.at(info.bodies[1]))
+                    else {
+                        continue;
+                    };
+                    // SAFETY: the touching list names each contact once, and `index` is
+                    // this block's own (the counts above).
+                    let (c, input, group_out, height_out) = unsafe {
+                        (
+                            slots.at_mut(info.id as usize),
+                            out.0.at_mut(index),
+                            out.1.at_mut(index),
+                            out.2.at_mut(index),
+                        )
+                    };
+                    debug_assert!(c.touching);
+                    let (ia, ib) = (body_a.solver_index, body_b.solver_index);
+                    let dynamic_index = if ia >= first_dynamic { ia } else { ib };
+                    let substeps = body_substeps[dynamic_index as usize];
+                    let group = if groups.len() == 1 {
+                        0
+                    } else {
+                        groups
+                            .iter()
+                            .position(|g| g.bodies.contains(&(dynamic_index as usize)))
+                            .unwrap_or(0)
+                    };
+                    let (reach, max_shift) =
+                        match (colliders.at(c.collider_a), colliders.at(c.collider_b)) {
+                            (Some(a), Some(b)) => (
+                                ANCHOR_REACH_FRACTION * a.feature_size.min(b.feature_size),
+                                // The smaller collider's size: half its bounding box's diagonal.
+                                ANCHOR_REACH_FRACTION
+                                    * a.aabb
+                                        .half_extents()
+                                        .length()
+                                        .min(b.aabb.half_extents().length()),
+                            ),
+                            _ => (0.0, 0.0),
+                        };
+                    let (center_a, center_b) = (body_a.center, body_b.center);
+                    let dynamic_pair = body_a.is_dynamic() && body_b.is_dynamic();
+                    let scale = 1.0 / substeps as f32;
+                    let ctx = &contexts[group];
+                    // Contacts with static or kinematic bodies are stiffer (Box2D: twice the
+                    // frequency), so bodies are not pushed into the ground by what they carry.
+                    let softness = if dynamic_pair {
+                        ctx.contact_softness
+                    } else {
+                        ctx.static_softness
+                    };
+                    input.body_a = ia;
+                    input.body_b = ib;
+                    input.shared = ConstraintShared {
+                        contact: info.id,
+                        normal: if planar { in_plane(c.normal) } else { c.normal },
+                        material: c.material,
+                        rolling_impulse: c.rolling_impulse * scale,
+                        twist_impulse: c.twist_impulse * scale,
+                        softness,
+                        warm_start,
+                    };
+                    input.count = c.count.min(input.points.len());
+                    input.max_shift = max_shift;
+                    for (p, slot) in c.points[..c.count].iter_mut().zip(&mut input.points) {
+                        let mid = p.point();
+                        // Squared: two square roots per point less (their latency showed in
+                        // profiles of resting stacks).
+                        let within = |center: Vec3, arm: Vec3| {
+                            (center + arm).distance_squared(mid) <= reach * reach
+                        };
+                        if !(p.anchored && within(center_a, p.arm_a) && within(center_b, p.arm_b)) {
+                            p.arm_a = mid - center_a;
+                            p.arm_b = mid - center_b;
+                            p.anchored = true;
+                        }
+                        // Each body's impulses act at its own anchored point. The two points
+                        // may sit apart by up to `reach`, so the pair's angular momentum is
+                        // off by at most reach × impulse; a shared point (their midpoint,
+                        // say) would move with the bodies' relative motion and bring back
+                        // the buckling.
+                        *slot = PointInput {
+                            anchor_a: p.arm_a,
+                            anchor_b: p.arm_b,
+                            depth: p.depth,
+                            normal_impulse: p.normal_impulse * scale,
+                            tangent_impulse: p.tangent_impulse * scale,
+                        };
+                    }
+                    *group_out = group as u32;
+                    // Height of the manifold's first point along −g (0 without gravity).
+                    let height = c.points[..c.count]
+                        .first()
+                        .map_or(0.0, |p| -down.dot(p.point()));
+                    *height_out = height_key(height) << 32 | index as u64;
+                    index += 1;
+                }
+                debug_assert_eq!(index, starts[block + 1] as usize);
+            }
+        });
         scratch.colour_constraints();
     }
 
     /// Copies the accumulated impulses back into the persistent contacts, as impulses over
-    /// the whole step (the solver's are per sub-step).
+    /// the whole step (the solver's are per sub-step). Lane groups in blocks on every
+    /// worker: each contact is in one lane of one lane group, so the blocks write disjoint
+    /// contacts.
     fn store_impulses(&mut self) {
-        let scratch = &self.scratch;
+        let Self {
+            scratch, contacts, ..
+        } = self;
+        let slots = Shared::new(&mut contacts.slots);
         for group in &scratch.groups {
             let substeps = group.substeps as f32;
             let cold_groups = &scratch.lane_blocks[group.lanes.clone()];
             let groups = &scratch.lanes[group.lanes.clone()];
-            for (g, (lanes, cold)) in groups.iter().zip(cold_groups).enumerate() {
-                // The next lane group's contacts, loaded while this one's are written (a hint).
-                for &id in cold_groups
-                    .get(g + 1)
-                    .map_or(&[][..], |next| &next.contacts)
-                {
-                    if let Some(contact) = self.contacts.slots.get(id as usize) {
-                        prefetch(contact);
+            for_each_block(groups.len(), STORE_BLOCK, &|range: Range<usize>| {
+                for g in range {
+                    let (lanes, cold) = (&groups[g], &cold_groups[g]);
+                    // The next lane group's contacts, loaded while this one's are written (a
+                    // hint).
+                    for &id in cold_groups
+                        .get(g + 1)
+                        .map_or(&[][..], |next| &next.contacts)
+                    {
+                        if (id as usize) < slots.len() {
+                            prefetch_ptr(slots.as_ptr().wrapping_add(id as usize));
+                        }
+                    }
+                    for l in 0..solver::LANES {
+                        let Some(impulses) = lanes.lane_impulses(cold, l) else {
+                            continue;
+                        };
+                        // SAFETY: each contact is in one lane of one lane group (above).
+                        let contact = unsafe { slots.at_mut(impulses.contact as usize) };
+                        contact.rolling_impulse = impulses.rolling * substeps;
+                        contact.twist_impulse = impulses.twist * substeps;
+                        let solved = &impulses.points[..impulses.count];
+                        for (dst, src) in contact.points.iter_mut().zip(solved) {
+                            dst.normal_impulse = src.normal * substeps;
+                            dst.tangent_impulse = src.tangent * substeps;
+                            dst.max_normal_impulse = src.max_normal;
+                        }
                     }
                 }
-                for l in 0..solver::LANES {
-                    let Some(impulses) = lanes.lane_impulses(cold, l) else {
-                        continue;
-                    };
-                    let contact = &mut self.contacts.slots[impulses.contact as usize];
-                    contact.rolling_impulse = impulses.rolling * substeps;
-                    contact.twist_impulse = impulses.twist * substeps;
-                    let solved = &impulses.points[..impulses.count];
-                    for (dst, src) in contact.points.iter_mut().zip(solved) {
-                        dst.normal_impulse = src.normal * substeps;
-                        dst.tangent_impulse = src.tangent * substeps;
-                        dst.max_normal_impulse = src.max_normal;
-                    }
-                }
-            }
+            });
         }
     }
 

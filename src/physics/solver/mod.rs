@@ -156,7 +156,7 @@ pub(crate) use simd::LANES;
 use super::constants::{MASS_RATIO_FREE, MAX_SUBSTEPS};
 
 /// Soft constraint coefficients of one spring over one sub-step (see the module notes).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(crate) struct Softness {
     /// b/C = ω/(2ζ + hω), 1/s.
     pub bias_rate: f32,

@@ -2,6 +2,8 @@
 
 use std::marker::PhantomData;
 
+use super::solver::crew::Shared;
+
 /// A slot in an [`Arena`]: the object (if alive) and the generation of the slot.
 #[derive(Clone, Debug)]
 struct Slot<T> {
@@ -196,6 +198,45 @@ impl<T> Arena<T> {
                 .as_mut()
                 .map(|v| (Handle::from_raw_parts(i as u32, generation), v))
         })
+    }
+}
+
+/// An arena's objects shared by the workers of one stage (`solver::crew`): each worker
+/// takes slots that no other worker takes during the stage.
+pub(crate) struct SharedArena<T> {
+    slots: Shared<Slot<T>>,
+}
+
+impl<T> Clone for SharedArena<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for SharedArena<T> {}
+
+impl<T> Arena<T> {
+    /// Every slot, for the workers of one stage to share (see [`SharedArena`]).
+    pub(crate) fn shared(&mut self) -> SharedArena<T> {
+        SharedArena {
+            slots: Shared::new(&mut self.slots),
+        }
+    }
+}
+
+impl<T> SharedArena<T> {
+    /// The object in slot `index`, if any, to write.
+    ///
+    /// # Safety
+    /// No other worker may use slot `index` while the returned reference lives.
+    #[inline]
+    #[allow(clippy::mut_from_ref)]
+    pub(crate) unsafe fn at_mut(&self, index: u32) -> Option<&mut T> {
+        if index as usize >= self.slots.len() {
+            return None;
+        }
+        // SAFETY: in bounds; exclusive by the caller's promise.
+        unsafe { self.slots.at_mut(index as usize) }.value.as_mut()
     }
 }
 

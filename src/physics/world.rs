@@ -326,6 +326,11 @@ pub(crate) struct StepScratch {
     pub solver_forces: Vec<SolverForces>,
     /// Body slot of each solver body (index 0, the static stand-in, maps to NULL).
     pub solver_to_body: Vec<u32>,
+    /// Per solver body: one of its colliders outgrew its proxy's fat box this step
+    /// (`World::finalize_bodies`).
+    pub moved: Vec<bool>,
+    /// `solver_to_body` before the dynamic bodies are re-indexed group by group.
+    pub provisional_to_body: Vec<u32>,
     /// The touching contacts of this step, as the solver takes them.
     pub constraints: Vec<ConstraintInput>,
     /// Where each block of the touching list starts writing its constraints

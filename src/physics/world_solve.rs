@@ -20,6 +20,7 @@
 use std::ops::Range;
 
 use super::body::{BodyType, NULL};
+use super::broad_phase::{fatten_aabb, needs_reinsert};
 use super::constants::*;
 use super::contact::prefetch_ahead;
 use super::math::{Isometry, Quat, Vec3};
@@ -35,6 +36,9 @@ use super::world::{Integrator, World};
 /// Lane groups per block when the impulses are stored on several workers (about 0.1 µs
 /// each, so a block is some microseconds).
 const STORE_BLOCK: usize = 64;
+
+/// Solver bodies per block when they are filled on several workers.
+const FILL_BLOCK: usize = 256;
 
 /// Touching contacts per block when the constraints are gathered on several workers
 /// (about 0.1 µs each).
@@ -280,8 +284,14 @@ impl World {
                 dynamic += 1;
             }
         }
+        let count = 1 + kinematic + dynamic;
         let (mut next_kinematic, mut next_dynamic) = (1u32, 1 + kinematic);
-        for (_, body) in self.bodies.iter_mut() {
+        let to_body = &mut self.scratch.solver_to_body;
+        let ccd = &mut self.scratch.ccd_bodies;
+        ccd.clear();
+        to_body.clear();
+        to_body.resize(count as usize, NULL);
+        for (handle, body) in self.bodies.iter_mut() {
             body.solver_index = match body.body_type {
                 BodyType::Kinematic if body.awake => {
                     next_kinematic += 1;
@@ -293,8 +303,14 @@ impl World {
                 }
                 _ => 0,
             };
+            if body.solver_index != 0 {
+                to_body[body.solver_index as usize] = handle.index();
+                // The bodies swept for tunnelling, from where the step starts.
+                if body.ccd && body.body_type == BodyType::Dynamic {
+                    ccd.push((handle.index(), body.center, body.rotation));
+                }
+            }
         }
-        let count = 1 + kinematic + dynamic;
         self.scratch.kinematic_count = kinematic as usize;
 
         // 2. Islands and the largest mass ratio across each island's contacts.
@@ -424,6 +440,13 @@ impl World {
                 body.solver_index = remap[body.solver_index as usize];
             }
         }
+        // The solver-to-body table follows: new index first + k holds old index order[k].
+        let provisional = &mut scratch.provisional_to_body;
+        provisional.clear();
+        provisional.extend_from_slice(&scratch.solver_to_body);
+        for (k, &old) in order.iter().enumerate() {
+            scratch.solver_to_body[first + k] = provisional[old as usize];
+        }
         let mut start = first;
         while start < count {
             let n = scratch.body_substeps[order[start - first] as usize];
@@ -462,70 +485,72 @@ impl World {
         scratch.solver_bodies.resize(count, SolverBody::STATIC);
         scratch.solver_forces.clear();
         scratch.solver_forces.resize(count, SolverForces::NONE);
-        scratch.solver_to_body.clear();
-        scratch.solver_to_body.resize(count, NULL);
         scratch.faulted.clear();
         scratch.faulted.resize(count, false);
-        scratch.ccd_bodies.clear();
-        for (handle, body) in self.bodies.iter_mut() {
-            let index = body.solver_index as usize;
-            if index == 0 {
-                continue;
-            }
-            let locks = if body.is_dynamic() && planar {
-                body.locked.union(super::body::Locks::PLANAR)
-            } else if body.is_dynamic() {
-                body.locked
-            } else {
-                super::body::Locks::NONE
-            };
-            let (linear_free, angular_free) = (locks.linear_free(), locks.angular_free());
-            let mut inv_inertia = body.world_inv_inertia();
-            if !locks.is_none() {
-                // No turning about a locked axis, however the contacts push.
-                inv_inertia = locks.inv_inertia(body.world_inertia(), inv_inertia);
-                body.linear_velocity *= linear_free;
-                body.angular_velocity *= angular_free;
-            }
-            // Kinematic velocities are capped like dynamic ones so absurd input cannot
-            // overflow positions.
-            let max_speed = super::body::max_linear_speed(body.ccd);
-            body.linear_velocity = solver::clamp_length(body.linear_velocity, max_speed);
-            scratch.solver_bodies[index] = SolverBody {
-                linear_velocity: body.linear_velocity,
-                angular_velocity: body.angular_velocity,
-                inv_mass: body.inv_mass,
-                inv_inertia,
-                delta_position: Vec3::ZERO,
-                delta_rotation: Quat::IDENTITY,
-            };
-            if body.is_dynamic() {
-                scratch.solver_forces[index] = SolverForces {
-                    linear_acceleration: (gravity * body.gravity_scale
-                        + body.force * body.inv_mass)
-                        * linear_free,
-                    angular_acceleration: inv_inertia * body.torque,
-                    linear_damping: body.linear_damping,
-                    angular_damping: body.angular_damping,
-                    is_dynamic: true,
-                    rotation: body.rotation,
-                    local_inertia: body.local_inertia,
-                    local_inv_inertia: body.local_inv_inertia,
-                    max_linear_speed: super::body::max_linear_speed(body.ccd),
-                    linear_free,
-                    angular_free,
-                    locked: !locks.is_none(),
-                    gyroscopic: false,
+        // Each solver body from its body, in blocks on every worker: the blocks take
+        // disjoint solver indices, so disjoint bodies.
+        let shared_bodies = self.bodies.shared();
+        let to_body = &scratch.solver_to_body;
+        let solver_bodies = Shared::new(&mut scratch.solver_bodies);
+        let solver_forces = Shared::new(&mut scratch.solver_forces);
+        for_each_block(count, FILL_BLOCK, &|range: Range<usize>| {
+            for index in range.filter(|&i| i > 0) {
+                // SAFETY: solver index `index` names one body, and this block alone has it.
+                let Some(body) = (unsafe { shared_bodies.at_mut(to_body[index]) }) else {
+                    continue;
+                };
+                let locks = if body.is_dynamic() && planar {
+                    body.locked.union(super::body::Locks::PLANAR)
+                } else if body.is_dynamic() {
+                    body.locked
+                } else {
+                    super::body::Locks::NONE
+                };
+                let (linear_free, angular_free) = (locks.linear_free(), locks.angular_free());
+                let mut inv_inertia = body.world_inv_inertia();
+                if !locks.is_none() {
+                    // No turning about a locked axis, however the contacts push.
+                    inv_inertia = locks.inv_inertia(body.world_inertia(), inv_inertia);
+                    body.linear_velocity *= linear_free;
+                    body.angular_velocity *= angular_free;
                 }
-                .with_gyroscopic();
-                if body.ccd {
-                    scratch
-                        .ccd_bodies
-                        .push((handle.index(), body.center, body.rotation));
+                // Kinematic velocities are capped like dynamic ones so absurd input cannot
+                // overflow positions.
+                let max_speed = super::body::max_linear_speed(body.ccd);
+                body.linear_velocity = solver::clamp_length(body.linear_velocity, max_speed);
+                // SAFETY: as above, index `index` is this block's.
+                let (solver_body, forces) =
+                    unsafe { (solver_bodies.at_mut(index), solver_forces.at_mut(index)) };
+                *solver_body = SolverBody {
+                    linear_velocity: body.linear_velocity,
+                    angular_velocity: body.angular_velocity,
+                    inv_mass: body.inv_mass,
+                    inv_inertia,
+                    delta_position: Vec3::ZERO,
+                    delta_rotation: Quat::IDENTITY,
+                };
+                if body.is_dynamic() {
+                    *forces = SolverForces {
+                        linear_acceleration: (gravity * body.gravity_scale
+                            + body.force * body.inv_mass)
+                            * linear_free,
+                        angular_acceleration: inv_inertia * body.torque,
+                        linear_damping: body.linear_damping,
+                        angular_damping: body.angular_damping,
+                        is_dynamic: true,
+                        rotation: body.rotation,
+                        local_inertia: body.local_inertia,
+                        local_inv_inertia: body.local_inv_inertia,
+                        max_linear_speed: super::body::max_linear_speed(body.ccd),
+                        linear_free,
+                        angular_free,
+                        locked: !locks.is_none(),
+                        gyroscopic: false,
+                    }
+                    .with_gyroscopic();
                 }
             }
-            scratch.solver_to_body[index] = handle.index();
-        }
+        });
     }
 
     /// Turns every touching contact with an awake dynamic body into a constraint, anchoring
@@ -591,11 +616,13 @@ impl World {
                 warm_start,
             },
         );
-        scratch.constraints.clear();
+        // Every element below `total` is written by the blocks below, so what the last
+        // step left there stays until then (no fill of the whole array).
+        scratch.constraints.truncate(total);
         scratch.constraints.resize(total, placeholder);
-        scratch.constraint_group.clear();
+        scratch.constraint_group.truncate(total);
         scratch.constraint_group.resize(total, 0);
-        scratch.constraint_height.clear();
+        scratch.constraint_height.truncate(total);
         scratch.constraint_height.resize(total, 0);
         let out = (
             Shared::new(&mut scratch.constraints),
@@ -690,6 +717,7 @@ impl World {
                     };
                     input.count = c.count.min(input.points.len());
                     input.max_shift = max_shift;
+                    input.points[input.count..].fill(PointInput::default());
                     for (p, slot) in c.points[..c.count].iter_mut().zip(&mut input.points) {
                         let mid = p.point();
                         // Squared: two square roots per point less (their latency showed in
@@ -777,6 +805,11 @@ impl World {
 
     /// Phase 4: writes the solver's results into the bodies, moves their colliders and
     /// broad-phase proxies, clears forces.
+    ///
+    /// The bodies and their colliders on every worker, in blocks of solver indices (each
+    /// body is one index's, each collider one body's), which also find the proxies that
+    /// outgrew their fat boxes; then, in solver order on this thread, the broad phase
+    /// re-inserts those and the frozen bodies are reported.
     pub(crate) fn finalize_bodies(&mut self) {
         let Self {
             bodies,
@@ -786,36 +819,81 @@ impl World {
             frozen_events,
             ..
         } = self;
-        for (solver_index, &body_index) in scratch.solver_to_body.iter().enumerate().skip(1) {
-            let s = &scratch.solver_bodies[solver_index];
-            let Some(body) = bodies.at_mut(body_index) else {
-                continue;
-            };
-            let finite = s.delta_position.is_finite()
-                && s.delta_rotation.is_finite()
-                && s.linear_velocity.is_finite()
-                && s.angular_velocity.is_finite()
-                && (body.center + s.delta_position).is_finite();
-            if scratch.faulted[solver_index] || !finite {
-                // Its pose is still the last finite one: keep it, stop the body.
-                freeze(body);
+        let count = scratch.solver_to_body.len();
+        scratch.moved.clear();
+        scratch.moved.resize(count, false);
+        {
+            let shared_bodies = bodies.shared();
+            let shared_colliders = colliders.shared();
+            let broad_phase = &**broad_phase;
+            let (to_body, solver_bodies) = (&scratch.solver_to_body, &scratch.solver_bodies);
+            let faulted = Shared::new(&mut scratch.faulted);
+            let moved = Shared::new(&mut scratch.moved);
+            for_each_block(count, FILL_BLOCK, &|range: Range<usize>| {
+                for solver_index in range.filter(|&i| i > 0) {
+                    let s = &solver_bodies[solver_index];
+                    // SAFETY: solver index `solver_index` names one body and is this block's
+                    // alone; so are the body's colliders and the two flags.
+                    let (body, faulted, moved) = unsafe {
+                        (
+                            shared_bodies.at_mut(to_body[solver_index]),
+                            faulted.at_mut(solver_index),
+                            moved.at_mut(solver_index),
+                        )
+                    };
+                    let Some(body) = body else {
+                        continue;
+                    };
+                    let finite = s.delta_position.is_finite()
+                        && s.delta_rotation.is_finite()
+                        && s.linear_velocity.is_finite()
+                        && s.angular_velocity.is_finite()
+                        && (body.center + s.delta_position).is_finite();
+                    if *faulted || !finite {
+                        // Its pose is still the last finite one: keep it, stop the body.
+                        freeze(body);
+                        *faulted = true;
+                        continue;
+                    }
+                    body.linear_velocity = s.linear_velocity;
+                    body.angular_velocity = s.angular_velocity;
+                    body.center += s.delta_position;
+                    body.rotation = (s.delta_rotation * body.rotation).normalize();
+                    body.position = body.center - body.rotation * body.local_center;
+                    body.force = Vec3::ZERO;
+                    body.torque = Vec3::ZERO;
+                    let pose = Isometry::new(body.position, body.rotation);
+                    for &ci in &body.colliders {
+                        // SAFETY: a collider belongs to one body (above).
+                        if let Some(collider) = unsafe { shared_colliders.at_mut(ci) } {
+                            collider.sync(&pose);
+                            let fresh = fatten_aabb(&collider.aabb, s.delta_position);
+                            *moved |= needs_reinsert(
+                                &broad_phase.fat_aabb(collider.proxy),
+                                &collider.aabb,
+                                &fresh,
+                                s.delta_position,
+                            );
+                        }
+                    }
+                }
+            });
+        }
+        for solver_index in 1..count {
+            let body_index = scratch.solver_to_body[solver_index];
+            if scratch.faulted[solver_index] {
                 if let Some(handle) = bodies.handle_at(body_index) {
                     frozen_events.push(handle);
                 }
-                continue;
-            }
-            body.linear_velocity = s.linear_velocity;
-            body.angular_velocity = s.angular_velocity;
-            body.center += s.delta_position;
-            body.rotation = (s.delta_rotation * body.rotation).normalize();
-            body.position = body.center - body.rotation * body.local_center;
-            body.force = Vec3::ZERO;
-            body.torque = Vec3::ZERO;
-            let pose = Isometry::new(body.position, body.rotation);
-            for &ci in &body.colliders {
-                if let Some(collider) = colliders.at_mut(ci) {
-                    collider.sync(&pose);
-                    broad_phase.move_proxy(collider.proxy, collider.aabb, s.delta_position);
+            } else if scratch.moved[solver_index] {
+                let Some(body) = bodies.at(body_index) else {
+                    continue;
+                };
+                let displacement = scratch.solver_bodies[solver_index].delta_position;
+                for &ci in &body.colliders {
+                    if let Some(collider) = colliders.at(ci) {
+                        broad_phase.move_proxy(collider.proxy, collider.aabb, displacement);
+                    }
                 }
             }
         }

@@ -26,7 +26,7 @@ use super::contact::prefetch_ahead;
 use super::math::{Isometry, Quat, Vec3};
 use super::prefetch::prefetch_ptr;
 use super::profile::PhaseTimer;
-use super::solver::crew::{for_each_block, Shared};
+use super::solver::crew::{block_offsets, for_each_block, Shared};
 use super::solver::{
     self, prepare_colours, substeps_for_mass_ratio, ConstraintInput, ConstraintShared, PointInput,
     Softness, SolverBody, SolverForces, StepContext, COLOURS, OVERFLOW,
@@ -122,13 +122,13 @@ impl super::world::StepScratch {
             order[*slot as usize] = i as u32;
             *slot += 1;
         }
-        self.lanes.clear();
-        self.lane_blocks.clear();
-        self.lane_factors.iter_mut().for_each(Vec::clear);
+        // The lane arrays keep their length from step to step (each lane group is reset
+        // where it is prepared), and are cut to what this step used after.
         self.lane_colours.clear();
+        let mut used = 0;
         for group in &mut self.groups {
-            let (start, first_colour) = (self.lanes.len(), self.lane_colours.len());
-            prepare_colours(
+            let first_colour = self.lane_colours.len();
+            let count = prepare_colours(
                 &self.constraints,
                 &self.solver_bodies,
                 order,
@@ -138,12 +138,17 @@ impl super::world::StepScratch {
                     &mut self.lanes,
                     &mut self.lane_blocks,
                     &mut self.lane_factors,
+                    used,
                 ),
                 &mut self.lane_colours,
             );
-            group.lanes = start..self.lanes.len();
+            group.lanes = used..used + count;
             group.lane_colours = first_colour..self.lane_colours.len();
+            used += count;
         }
+        self.lanes.truncate(used);
+        self.lane_blocks.truncate(used);
+        self.lane_factors.iter_mut().for_each(|f| f.truncate(used));
     }
 }
 
@@ -270,14 +275,21 @@ impl World {
     /// Fills the solver body array (layout in the module notes), builds the islands of the
     /// awake dynamic bodies and splits them into sub-step groups.
     fn gather_solver_bodies(&mut self) {
-        // 0. A body whose inputs are not finite (forces summed past f32's range) is frozen
-        //    before it can touch anything.
-        self.freeze_bad_inputs();
-
         // 1. Provisional indices: kinematic bodies first, then dynamic ones in slot order.
+        //    A body whose inputs are not finite (forces summed past f32's range) is frozen
+        //    first, before it can touch anything.
         let mut kinematic = 0u32;
         let mut dynamic = 0u32;
-        for (_, body) in self.bodies.iter() {
+        let gravity = self.settings.gravity;
+        for (handle, body) in self.bodies.iter_mut() {
+            if !body.frozen
+                && body.awake
+                && body.body_type == BodyType::Dynamic
+                && !inputs_finite(body, gravity)
+            {
+                freeze(body);
+                self.frozen_events.push(handle);
+            }
             if body.awake && body.body_type == BodyType::Kinematic {
                 kinematic += 1;
             } else if body.awake && body.body_type == BodyType::Dynamic && !body.frozen {
@@ -323,28 +335,6 @@ impl World {
         self.fill_solver_arrays(count as usize);
     }
 
-    /// Freezes every awake dynamic body whose force, torque, acceleration, velocity or pose
-    /// is not finite (see [`World::frozen_bodies`]).
-    fn freeze_bad_inputs(&mut self) {
-        let gravity = self.settings.gravity;
-        for (handle, body) in self.bodies.iter_mut() {
-            if body.frozen || !body.awake || body.body_type != BodyType::Dynamic {
-                continue;
-            }
-            let acceleration = gravity * body.gravity_scale + body.force * body.inv_mass;
-            let finite = acceleration.is_finite()
-                && (body.local_inv_inertia * body.torque).is_finite()
-                && body.linear_velocity.is_finite()
-                && body.angular_velocity.is_finite()
-                && body.center.is_finite()
-                && body.rotation.is_finite();
-            if !finite {
-                freeze(body);
-                self.frozen_events.push(handle);
-            }
-        }
-    }
-
     /// Union–find over touching contacts between awake dynamic bodies (static and kinematic
     /// bodies do not join islands: a floor would otherwise make the whole scene one island),
     /// and per root the largest mass ratio of two touching dynamic bodies.
@@ -363,17 +353,53 @@ impl World {
         parent.clear();
         parent.extend(0..count as u32);
         // The pairs of touching awake dynamic bodies, with their masses.
-        let pairs = &mut scratch.island_pairs;
-        pairs.clear();
-        for (k, info) in scratch.touching.iter().enumerate() {
-            let slots = (contacts.slots.as_ptr(), contacts.slots.len());
-            prefetch_ahead(&scratch.touching, k, slots.0, slots.1, bodies, None);
-            let (Some(a), Some(b)) = (bodies.at(info.bodies[0]), bodies.at(info.bodies[1])) else {
-                continue;
-            };
-            if a.solver_index >= first_dynamic && b.solver_index >= first_dynamic {
-                pairs.push((a.solver_index, b.solver_index, a.mass, b.mass));
+        // Gathered on every worker, in blocks of the touching list written at the offsets
+        // their counts add up to (the order of one thread).
+        let touching = &scratch.touching;
+        let both_dynamic = |k: usize| {
+            let slots = touching[k].bodies;
+            match (bodies.at(slots[0]), bodies.at(slots[1])) {
+                (Some(a), Some(b)) => {
+                    a.solver_index >= first_dynamic && b.solver_index >= first_dynamic
+                }
+                _ => false,
             }
+        };
+        let total = block_offsets(
+            touching.len(),
+            GATHER_BLOCK,
+            &mut scratch.gather_starts,
+            &both_dynamic,
+        );
+        let pairs = &mut scratch.island_pairs;
+        pairs.truncate(total);
+        pairs.resize(total, (0, 0, 0.0, 0.0));
+        {
+            let (out, starts) = (Shared::new(pairs), &scratch.gather_starts);
+            let slots = Shared::new(&mut contacts.slots);
+            for_each_block(starts.len() - 1, 1, &|range: Range<usize>| {
+                for block in range {
+                    let mut index = starts[block] as usize;
+                    let end = ((block + 1) * GATHER_BLOCK).min(touching.len());
+                    for k in block * GATHER_BLOCK..end {
+                        prefetch_ahead(touching, k, slots.as_ptr(), slots.len(), bodies, None);
+                        if !both_dynamic(k) {
+                            continue;
+                        }
+                        let info = touching[k];
+                        let (Some(a), Some(b)) =
+                            (bodies.at(info.bodies[0]), bodies.at(info.bodies[1]))
+                        else {
+                            continue;
+                        };
+                        // SAFETY: `index` is this block's own (the offsets above).
+                        unsafe {
+                            *out.at_mut(index) = (a.solver_index, b.solver_index, a.mass, b.mass)
+                        };
+                        index += 1;
+                    }
+                }
+            });
         }
         let linked = pairs.iter().map(|&(a, b, _, _)| (a, b));
         for (ia, ib) in linked.chain(jointed.iter().copied()) {
@@ -581,27 +607,12 @@ impl World {
             _ => false,
         };
         let blocks = touching.len().div_ceil(GATHER_BLOCK);
-        let starts = &mut scratch.gather_starts;
-        starts.clear();
-        starts.resize(blocks + 1, 0);
-        {
-            let counts = Shared::new(&mut starts[1..]);
-            for_each_block(blocks, 1, &|range: Range<usize>| {
-                for block in range {
-                    let end = ((block + 1) * GATHER_BLOCK).min(touching.len());
-                    let n = touching[block * GATHER_BLOCK..end]
-                        .iter()
-                        .filter(|info| kept(info.bodies))
-                        .count();
-                    // SAFETY: each block writes its own count.
-                    unsafe { *counts.at_mut(block) = n as u32 };
-                }
-            });
-        }
-        for b in 0..blocks {
-            starts[b + 1] += starts[b];
-        }
-        let total = starts[blocks] as usize;
+        let total = block_offsets(
+            touching.len(),
+            GATHER_BLOCK,
+            &mut scratch.gather_starts,
+            &|k| kept(touching[k].bodies),
+        );
         let placeholder = ConstraintInput::new(
             0,
             0,
@@ -898,6 +909,18 @@ impl World {
             }
         }
     }
+}
+
+/// Whether a dynamic body's force, torque, acceleration, velocity and pose are finite (see
+/// [`World::frozen_bodies`]).
+fn inputs_finite(body: &super::body::Body, gravity: Vec3) -> bool {
+    let acceleration = gravity * body.gravity_scale + body.force * body.inv_mass;
+    acceleration.is_finite()
+        && (body.local_inv_inertia * body.torque).is_finite()
+        && body.linear_velocity.is_finite()
+        && body.angular_velocity.is_finite()
+        && body.center.is_finite()
+        && body.rotation.is_finite()
 }
 
 /// A contact normal of a planar world, in the x–y plane. The solver moves a body's centre

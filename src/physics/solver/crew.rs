@@ -153,6 +153,35 @@ pub(crate) fn for_each_block(n: usize, block: usize, f: &(dyn Fn(Range<usize>) +
     Alone.parallel(n, block, f);
 }
 
+/// Where each block of `block` items (of `n`) starts writing what it keeps, when the
+/// blocks fill one array together in the order one thread would: `starts[b]` for block b,
+/// the total last (returned too). `kept(i)` says whether item i writes; the counting runs
+/// on every worker ([`for_each_block`]).
+pub(crate) fn block_offsets(
+    n: usize,
+    block: usize,
+    starts: &mut Vec<u32>,
+    kept: &(dyn Fn(usize) -> bool + Sync),
+) -> usize {
+    let blocks = n.div_ceil(block);
+    starts.clear();
+    starts.resize(blocks + 1, 0);
+    let counts = Shared::new(&mut starts[1..]);
+    for_each_block(blocks, 1, &|range: Range<usize>| {
+        for b in range {
+            let count = (b * block..((b + 1) * block).min(n))
+                .filter(|&i| kept(i))
+                .count();
+            // SAFETY: each block writes its own count.
+            unsafe { *counts.at_mut(b) = count as u32 };
+        }
+    });
+    for b in 0..blocks {
+        starts[b + 1] += starts[b];
+    }
+    starts[blocks] as usize
+}
+
 #[cfg(feature = "parallel")]
 pub(crate) use team::{Team, TeamMember};
 

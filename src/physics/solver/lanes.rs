@@ -490,24 +490,25 @@ fn tangent_mass(
 }
 
 /// Prepares the constraints listed in `order`, whose colours are the ranges `colours` of
-/// it, four per lane group within each colour (each group's parts pushed onto the
-/// vectors: the lanes, their cold blocks, and each pass's factorisations); the last range is the overflow set when `overflow` is true (one constraint per
-/// group). Each colour's lane groups, as a range of the lane groups added, go to
-/// `lane_colours`.
+/// it, four per lane group within each colour, into the lanes, their cold blocks and each
+/// pass's factorisations from index `first` on (the vectors grow as needed; returns how
+/// many lane groups it wrote). The last range is the overflow set when `overflow` is true
+/// (one constraint per group). Each colour's lane groups, as a range of those written, go
+/// to `lane_colours`.
 pub(crate) fn prepare_colours(
     inputs: &[ConstraintInput],
     bodies: &[SolverBody],
     order: &[u32],
     colours: &[std::ops::Range<usize>],
     overflow: bool,
-    (out, out_cold, out_factors): (
+    (out, out_cold, out_factors, first): (
         &mut Vec<ConstraintLanes>,
         &mut Vec<LaneBlocks>,
         &mut [Vec<PassFactors>; 2],
+        usize,
     ),
     lane_colours: &mut Vec<std::ops::Range<usize>>,
-) {
-    let first = out.len();
+) -> usize {
     let first_colour = lane_colours.len();
     let width = |i: usize| {
         if overflow && i + 1 == colours.len() {
@@ -522,13 +523,19 @@ pub(crate) fn prepare_colours(
         lane_colours.push(count..count + n);
         count += n;
     }
-    // Every lane group zeroed in place (`Default`), then prepared: each one only reads the
-    // inputs and bodies and writes itself, so the blocks may go to any worker.
-    out.resize_with(first + count, ConstraintLanes::default);
-    out_cold.resize_with(first + count, LaneBlocks::default);
+    // Every lane group reset (`Default`) and prepared by the block that takes it: each one
+    // only reads the inputs and bodies and writes itself, so the blocks may go to any
+    // worker. The vectors only grow here; the caller truncates them to what it used.
+    let end = first + count;
+    if out.len() < end {
+        out.resize_with(end, ConstraintLanes::default);
+        out_cold.resize_with(end, LaneBlocks::default);
+    }
     let [biased, relax] = &mut *out_factors;
-    biased.resize_with(first + count, PassFactors::default);
-    relax.resize_with(first + count, PassFactors::default);
+    if biased.len() < end {
+        biased.resize_with(end, PassFactors::default);
+        relax.resize_with(end, PassFactors::default);
+    }
     let (lanes, cold) = (
         Shared::new(&mut out[first..]),
         Shared::new(&mut out_cold[first..]),
@@ -546,17 +553,22 @@ pub(crate) fn prepare_colours(
                 let chunk = &order[k..(k + width(i)).min(range.end)];
                 // SAFETY: lane group l belongs to this block alone.
                 unsafe {
-                    lanes.at_mut(l).prepare(
+                    let (lane, cold, biased, relax) = (
+                        lanes.at_mut(l),
                         cold.at_mut(l),
-                        [biased.at_mut(l), relax.at_mut(l)],
-                        inputs,
-                        chunk,
-                        bodies,
+                        biased.at_mut(l),
+                        relax.at_mut(l),
                     );
+                    *lane = ConstraintLanes::default();
+                    *cold = LaneBlocks::default();
+                    *biased = PassFactors::default();
+                    *relax = PassFactors::default();
+                    lane.prepare(cold, [biased, relax], inputs, chunk, bodies);
                 }
             }
         }
     });
+    count
 }
 
 /// Lane groups per block of the prepare on several workers (a few microseconds each).

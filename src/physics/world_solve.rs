@@ -383,15 +383,16 @@ impl World {
                     let end = ((block + 1) * GATHER_BLOCK).min(touching.len());
                     for k in block * GATHER_BLOCK..end {
                         prefetch_ahead(touching, k, slots.as_ptr(), slots.len(), bodies, None);
-                        if !both_dynamic(k) {
-                            continue;
-                        }
                         let info = touching[k];
                         let (Some(a), Some(b)) =
                             (bodies.at(info.bodies[0]), bodies.at(info.bodies[1]))
                         else {
                             continue;
                         };
+                        // The test of `both_dynamic`, on the bodies at hand.
+                        if a.solver_index < first_dynamic || b.solver_index < first_dynamic {
+                            continue;
+                        }
                         // SAFETY: `index` is this block's own (the offsets above).
                         unsafe {
                             *out.at_mut(index) = (a.solver_index, b.solver_index, a.mass, b.mass)
@@ -661,14 +662,16 @@ impl World {
                         Some(colliders),
                     );
                     let info = touching[k];
-                    if !kept(info.bodies) {
-                        continue;
-                    }
                     let (Some(body_a), Some(body_b)) =
                         (bodies.at(info.bodies[0]), bodies.at(info.bodies[1]))
                     else {
                         continue;
                     };
+                    let (ia, ib) = (body_a.solver_index, body_b.solver_index);
+                    // The test of `kept`, on the bodies at hand.
+                    if ia < first_dynamic && ib < first_dynamic {
+                        continue;
+                    }
                     // SAFETY: the touching list names each contact once, and `index` is
                     // this block's own (the counts above).
                     let (c, input, group_out, height_out) = unsafe {
@@ -680,7 +683,6 @@ impl World {
                         )
                     };
                     debug_assert!(c.touching);
-                    let (ia, ib) = (body_a.solver_index, body_b.solver_index);
                     let dynamic_index = if ia >= first_dynamic { ia } else { ib };
                     let substeps = body_substeps[dynamic_index as usize];
                     let group = if groups.len() == 1 {
@@ -913,6 +915,7 @@ impl World {
 
 /// Whether a dynamic body's force, torque, acceleration, velocity and pose are finite (see
 /// [`World::frozen_bodies`]).
+#[inline]
 fn inputs_finite(body: &super::body::Body, gravity: Vec3) -> bool {
     let acceleration = gravity * body.gravity_scale + body.force * body.inv_mass;
     acceleration.is_finite()

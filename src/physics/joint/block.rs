@@ -16,9 +16,13 @@
 //! and applies Jᵀ·Δλ, the same update each row's own solve would reach if its neighbours
 //! held still, for all rows at once (Baraff 1996, "Linear-time dynamics using Lagrange
 //! multipliers", solves the same system; a dense factorisation is enough at these sizes).
-//! K is factorised by elimination with diagonal pivoting that leaves out directions the
-//! bodies cannot move along (locked axes, a closed loop's redundant row), as
-//! `solve_symmetric` does for one joint. A limit is a one-sided row, in the system while it
+//! K is sparse: rows couple only where their joints share a body, so a chain's K is
+//! banded and a tree's needs no fill at all when its leaves go first. The elimination runs
+//! joint by joint in the order of a minimum-degree ordering of the island's joint graph
+//! ([`order_island`]: the joint coupled to the fewest rows next, its neighbours then
+//! coupled to each other), touching only the rows each pivot reaches, and leaves out
+//! pivots below a tolerance: directions the bodies cannot move along (locked axes, a closed
+//! loop's redundant row, limits out of the active set). A limit is a one-sided row, in the system while it
 //! holds (an active set, [`solve_block`]): solved with the point rows, a knee's limit sees
 //! the shin turning about the knee, not about its own centre, and needs no iterations to
 //! agree with them.
@@ -26,16 +30,25 @@
 //! The block's rows carry no impulse from one sub-step to the next: each pass solves them
 //! whole, so a warm start would add nothing but the harm of applying an old impulse along
 //! rows that have turned since (see `JointConstraint::forget_block_impulses`). Islands with
-//! more than [`MAX_BLOCK_ROWS`] rows keep the joint-by-joint solve, warm started. Motors,
+//! more than [`MAX_BLOCK_ROWS`] rows, or whose elimination would take more than
+//! [`MAX_BLOCK_WORK`], keep the joint-by-joint solve, warm started. Motors,
 //! ropes and springs (rows with a force bound, or soft on purpose) stay sequential, before
 //! the block in each pass.
 
 use super::super::math::Vec3;
 use super::super::solver::SolverBody;
 
-/// Most rows an island may have to be solved directly: 21 ball joints, or 16 ball joints
-/// with cones, or 12 hinges (9 with limits). Elimination costs n³/3 multiply-adds per pass, 87 000 at 64 rows.
-pub const MAX_BLOCK_ROWS: usize = 64;
+/// Most rows an island may have to be solved directly: 85 ball joints, or 36 hinges with
+/// limits. Larger islands keep the joint-by-joint solve.
+pub const MAX_BLOCK_ROWS: usize = 256;
+
+/// Most work one solve of an island's rows may take, in multiply-adds: the elimination as
+/// [`order_island`] estimates it, plus n² for K's n × n entries (assembled, copied per
+/// active-set round). Costlier islands keep the joint-by-joint solve. A chain or a tree
+/// costs tens of multiply-adds per row in the elimination (a 40-link chain of ball joints
+/// about 10 000, its K 14 400 entries); a dense block of n rows n³/3, so this is what 100
+/// rows coupled through one body would take.
+pub const MAX_BLOCK_WORK: u64 = 350_000;
 
 /// The smallest pivot [`eliminate`] solves for, as a fraction of the matrix's largest
 /// diagonal. The elimination runs in f64, so what it must tell apart are real directions
@@ -181,11 +194,160 @@ pub(crate) struct BlockScratch {
     pub accumulated: Vec<f32>,
     /// The change of each row's accumulated impulse the solve asks for.
     pub delta: Vec<f32>,
-    pivots: Vec<usize>,
-    done: Vec<bool>,
+    /// Rows whose pivot was left out of the elimination.
+    skipped: Vec<bool>,
+    /// The rows one pivot updates.
+    update: Vec<u32>,
     /// Union–find parents and equality-row counts per solver body (`assign_blocks`).
     pub parent: Vec<u32>,
     pub row_count: Vec<u32>,
+    /// Every island's elimination order ([`order_island`]), kept for the step.
+    pub plan: BlockPlan,
+    /// Work space of [`order_island`].
+    pub adjacency: Vec<bool>,
+    pub degree: Vec<u64>,
+    pub eliminated: Vec<bool>,
+    pub touching: Vec<(u32, u32)>,
+    pub weights: Vec<u32>,
+}
+
+/// How the islands' rows are eliminated, for the step's sorted joint list: an island at
+/// positions `start..end` of it has its joints (as places 0.. in the island) in elimination
+/// order in `order[start..end]`, and the joints the one at `order[start + r]` is coupled
+/// to, directly or through fill, and that come after it in `later[starts[start + r] as
+/// usize..starts[start + r + 1] as usize]`. `ranges` holds each joint's rows in the block
+/// being solved (place in the island → start and end row).
+#[derive(Default)]
+pub(crate) struct BlockPlan {
+    pub order: Vec<u32>,
+    pub starts: Vec<u32>,
+    pub later: Vec<u32>,
+    pub ranges: Vec<(u32, u32)>,
+}
+
+/// One island's part of a [`BlockPlan`].
+#[derive(Clone, Copy)]
+pub(crate) struct IslandPlan<'a> {
+    order: &'a [u32],
+    starts: &'a [u32],
+    later: &'a [u32],
+    ranges: &'a [(u32, u32)],
+}
+
+impl BlockPlan {
+    /// The plan of the island at positions `start..end` of the joint list, with `ranges`
+    /// filled for the rows being solved.
+    pub(crate) fn island(&self, start: usize, end: usize) -> IslandPlan<'_> {
+        IslandPlan {
+            order: &self.order[start..end],
+            starts: &self.starts[start..=end],
+            later: &self.later,
+            ranges: &self.ranges,
+        }
+    }
+}
+
+impl IslandPlan<'_> {
+    /// The joints coupled to the r-th in the order and eliminated after it.
+    fn later(&self, r: usize) -> &[u32] {
+        &self.later[self.starts[r] as usize..self.starts[r + 1] as usize]
+    }
+
+    /// The rows of the joint at place `joint` of the island.
+    fn rows(&self, joint: u32) -> std::ops::Range<usize> {
+        let (start, end) = self.ranges[joint as usize];
+        start as usize..end as usize
+    }
+}
+
+/// Orders the joints of one island for elimination (minimum degree, George and Liu 1989,
+/// "The evolution of the minimum degree ordering algorithm", in its simplest form on the
+/// joint graph): `weights[j]` is joint j's rows, `touching` the (body, joint) pairs of its
+/// joints' bodies (the world left out), sorted. Writes the order and each joint's later
+/// neighbours into `plan` (positions `start..start + weights.len()`), and returns about
+/// how many multiply-adds one elimination takes: Σ over joints of w·(w + later rows)².
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn order_island(
+    start: usize,
+    weights: &[u32],
+    touching: &[(u32, u32)],
+    plan: &mut BlockPlan,
+    adjacency: &mut Vec<bool>,
+    degree: &mut Vec<u64>,
+    eliminated: &mut Vec<bool>,
+) -> u64 {
+    let n = weights.len();
+    adjacency.clear();
+    adjacency.resize(n * n, false);
+    // Joints that share a body couple; joints without block rows couple nothing.
+    let mut i = 0;
+    while i < touching.len() {
+        let body = touching[i].0;
+        let end = i + touching[i..].iter().take_while(|t| t.0 == body).count();
+        for a in i..end {
+            for b in a + 1..end {
+                let (p, q) = (touching[a].1 as usize, touching[b].1 as usize);
+                if p != q && weights[p] > 0 && weights[q] > 0 {
+                    adjacency[p * n + q] = true;
+                    adjacency[q * n + p] = true;
+                }
+            }
+        }
+        i = end;
+    }
+    degree.clear();
+    degree.extend((0..n).map(|p| {
+        (0..n)
+            .filter(|&q| adjacency[p * n + q])
+            .map(|q| weights[q] as u64)
+            .sum::<u64>()
+    }));
+    eliminated.clear();
+    eliminated.resize(n, false);
+    // Positions before `start` that no island's plan filled (joints solved one by one)
+    // are padding.
+    plan.order.resize(start, 0);
+    plan.starts.resize(start, plan.later.len() as u32);
+    let mut work = 0u64;
+    for _ in 0..n {
+        let Some(p) = (0..n)
+            .filter(|&p| !eliminated[p])
+            .min_by_key(|&p| (degree[p], p))
+        else {
+            break;
+        };
+        eliminated[p] = true;
+        plan.order.push(p as u32);
+        plan.starts.push(plan.later.len() as u32);
+        let first = plan.later.len();
+        plan.later.extend(
+            (0..n)
+                .filter(|&q| !eliminated[q] && adjacency[p * n + q])
+                .map(|q| q as u32),
+        );
+        let w = weights[p] as u64;
+        let reach: u64 = plan.later[first..]
+            .iter()
+            .map(|&q| weights[q as usize] as u64)
+            .sum();
+        work += w * (w + reach) * (w + reach);
+        // Its neighbours lose it and gain each other (the fill).
+        for a in first..plan.later.len() {
+            let q = plan.later[a] as usize;
+            degree[q] -= w;
+            for b in a + 1..plan.later.len() {
+                let r = plan.later[b] as usize;
+                if !adjacency[q * n + r] {
+                    adjacency[q * n + r] = true;
+                    adjacency[r * n + q] = true;
+                    degree[q] += weights[r] as u64;
+                    degree[r] += weights[q] as u64;
+                }
+            }
+        }
+    }
+    plan.starts.push(plan.later.len() as u32);
+    work
 }
 
 /// u·v in f64.
@@ -208,14 +370,16 @@ fn dot64(u: Vec3, v: Vec3) -> f64 {
 /// [`ACTIVE_SET_ROUNDS`] times. A limit out of the set releases what it holds (Δλ = −λ).
 pub(crate) fn solve_block(
     scratch: &mut BlockScratch,
+    plan: IslandPlan<'_>,
     bodies: &[SolverBody],
     bias_rate: Option<f32>,
     inv_h: f32,
     (mass_scale, impulse_scale): (f32, f32),
 ) {
     let n = scratch.rows.len();
-    assemble(scratch, bodies);
-    let rows = &scratch.rows;
+    assemble(scratch, plan, bodies);
+    // Out of the scratch while the elimination borrows the rest of it.
+    let rows = std::mem::take(&mut scratch.rows);
     scratch.rate.clear();
     scratch.target.clear();
     scratch.active.clear();
@@ -234,8 +398,7 @@ pub(crate) fn solve_block(
     }
     scratch.delta.resize(n, 0.0);
     scratch.x.resize(n, 0.0);
-    scratch.pivots.resize(n, 0);
-    scratch.done.resize(n, false);
+    scratch.skipped.resize(n, false);
     let (ms, is) = (mass_scale as f64, impulse_scale as f64);
     for round in 0..ACTIVE_SET_ROUNDS {
         // Rows out of the set release their impulse: Δλ = −λ, which is x = λ·(1 − s_i)/s_m.
@@ -264,14 +427,7 @@ pub(crate) fn solve_block(
                 scratch.rhs[j] = 0.0;
             }
         }
-        eliminate(
-            &mut scratch.k,
-            &mut scratch.rhs,
-            &mut scratch.x[..n],
-            &mut scratch.pivots[..n],
-            &mut scratch.done[..n],
-            RANK_TOLERANCE,
-        );
+        eliminate_island(scratch, plan, n);
         for i in 0..n {
             let lambda = scratch.accumulated[i] as f64;
             scratch.delta[i] = if scratch.active[i] {
@@ -312,11 +468,13 @@ pub(crate) fn solve_block(
             scratch.delta[i] = -scratch.accumulated[i];
         }
     }
+    scratch.rows = rows;
 }
 
 /// K = J·M⁻¹·Jᵀ of `scratch.rows` into `scratch.k_full` (rows along locked directions
-/// cleared, [`ROW_MOBILITY_TOLERANCE`]).
-fn assemble(scratch: &mut BlockScratch, bodies: &[SolverBody]) {
+/// cleared, [`ROW_MOBILITY_TOLERANCE`]): the entries of each joint's rows with its own and
+/// with those of the joints `plan` couples it to; the rest of K is zero (no shared body).
+fn assemble(scratch: &mut BlockScratch, plan: IslandPlan<'_>, bodies: &[SolverBody]) {
     let n = scratch.rows.len();
     let rows = &scratch.rows;
     scratch.turns.clear();
@@ -334,25 +492,42 @@ fn assemble(scratch: &mut BlockScratch, bodies: &[SolverBody]) {
     let k = &mut scratch.k_full;
     k.clear();
     k.resize(n * n, 0.0);
-    for (i, ri) in rows.iter().enumerate() {
-        for (j, (rj, tj)) in rows.iter().zip(&scratch.turns).enumerate().skip(i) {
-            let mut kij = 0.0f64;
-            for (body, linear, angular) in [
-                (ri.a, ri.linear_a, ri.angular_a),
-                (ri.b, ri.linear_b, ri.angular_b),
-            ] {
-                if body == 0 {
-                    continue;
-                }
-                if body == rj.a {
-                    kij += dot64(linear, tj[0]) + dot64(angular, tj[1]);
-                }
-                if body == rj.b {
-                    kij += dot64(linear, tj[2]) + dot64(angular, tj[3]);
+    let entry = |i: usize, j: usize| {
+        let (ri, (rj, tj)) = (&rows[i], (&rows[j], &scratch.turns[j]));
+        let mut kij = 0.0f64;
+        for (body, linear, angular) in [
+            (ri.a, ri.linear_a, ri.angular_a),
+            (ri.b, ri.linear_b, ri.angular_b),
+        ] {
+            if body == 0 {
+                continue;
+            }
+            if body == rj.a {
+                kij += dot64(linear, tj[0]) + dot64(angular, tj[1]);
+            }
+            if body == rj.b {
+                kij += dot64(linear, tj[2]) + dot64(angular, tj[3]);
+            }
+        }
+        kij
+    };
+    for (r, &joint) in plan.order.iter().enumerate() {
+        let own = plan.rows(joint);
+        for i in own.clone() {
+            for j in i..own.end {
+                let kij = entry(i, j);
+                k[i * n + j] = kij;
+                k[j * n + i] = kij;
+            }
+        }
+        for &other in plan.later(r) {
+            for i in own.clone() {
+                for j in plan.rows(other) {
+                    let kij = entry(i, j);
+                    k[i * n + j] = kij;
+                    k[j * n + i] = kij;
                 }
             }
-            k[i * n + j] = kij;
-            k[j * n + i] = kij;
         }
     }
     for (i, r) in rows.iter().enumerate() {
@@ -361,6 +536,73 @@ fn assemble(scratch: &mut BlockScratch, bodies: &[SolverBody]) {
                 k[i * n + j] = 0.0;
                 k[j * n + i] = 0.0;
             }
+        }
+    }
+}
+
+/// Solves `scratch.k`·x = `scratch.rhs` into `scratch.x` (K row-major, n × n, symmetric
+/// positive semi-definite) by elimination in the order of `plan`, each pivot updating only
+/// the rows it reaches (its joint's later rows and those of the joints coupled to it then).
+/// A pivot at or below [`RANK_TOLERANCE`] of K's largest diagonal is left out: its x is 0
+/// and its part of rhs unanswered, as [`eliminate`] does with the directions it stops at.
+fn eliminate_island(scratch: &mut BlockScratch, plan: IslandPlan<'_>, n: usize) {
+    let BlockScratch {
+        k,
+        rhs,
+        x,
+        skipped,
+        update,
+        ..
+    } = scratch;
+    x[..n].fill(0.0);
+    skipped[..n].fill(false);
+    let largest = (0..n).map(|i| k[i * n + i]).fold(0.0f64, f64::max);
+    if !(largest > 0.0 && largest.is_finite()) {
+        return;
+    }
+    let tolerance = RANK_TOLERANCE * largest;
+    // The rows pivot p of the r-th joint reaches: its joint's rows after it, then the
+    // later joints' rows.
+    let reach = |update: &mut Vec<u32>, r: usize, p: usize| {
+        update.clear();
+        update.extend((p + 1..plan.rows(plan.order[r]).end).map(|i| i as u32));
+        for &other in plan.later(r) {
+            update.extend(plan.rows(other).map(|i| i as u32));
+        }
+    };
+    for r in 0..plan.order.len() {
+        for p in plan.rows(plan.order[r]) {
+            let pivot = k[p * n + p];
+            if pivot.partial_cmp(&tolerance) != Some(std::cmp::Ordering::Greater) {
+                skipped[p] = true;
+                continue;
+            }
+            reach(update, r, p);
+            for &i in update.iter() {
+                let i = i as usize;
+                let f = k[i * n + p] / pivot;
+                if f == 0.0 {
+                    continue;
+                }
+                for &j in update.iter() {
+                    let j = j as usize;
+                    k[i * n + j] -= f * k[p * n + j];
+                }
+                rhs[i] -= f * rhs[p];
+            }
+        }
+    }
+    for r in (0..plan.order.len()).rev() {
+        for p in plan.rows(plan.order[r]).rev() {
+            if skipped[p] {
+                continue;
+            }
+            reach(update, r, p);
+            let later: f64 = update
+                .iter()
+                .map(|&j| k[p * n + j as usize] * x[j as usize])
+                .sum();
+            x[p] = (rhs[p] - later) / k[p * n + p];
         }
     }
 }
@@ -471,5 +713,116 @@ mod tests {
         assert_eq!(x, vec![1.0, 0.0]);
         let x = solve(vec![1.0, 0.0, 0.0, 1.0e-10], vec![1.0, 1.0e-10]);
         assert!((x[1] - 1.0).abs() < 1e-9, "{x:?}");
+    }
+
+    /// Joints on random pairs of six bodies (a chain, a tree and a loop among them), each
+    /// with one to three rows of random coefficients: K = J·M⁻¹·Jᵀ, sparse where joints
+    /// share no body. The island's elimination in its minimum-degree order must give the x
+    /// of the dense elimination with diagonal pivoting (the reference), and K·x = rhs.
+    #[test]
+    fn island_elimination_matches_the_dense_one() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut random = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for case in 0..20 {
+            // Joint j joins bodies (a, b); 0 is the world.
+            let joints: Vec<(u32, u32)> = (0..8)
+                .map(|j| match case % 3 {
+                    0 => (j as u32, j as u32 + 1),
+                    1 => ((random() * (j as f64 + 1.0)) as u32, j as u32 + 1),
+                    _ => (1 + (random() * 6.0) as u32, 1 + (random() * 6.0) as u32),
+                })
+                .collect();
+            let weights: Vec<u32> = (0..joints.len())
+                .map(|_| 1 + (random() * 3.0) as u32)
+                .collect();
+            let inv_mass: Vec<f64> = (0..10).map(|_| 0.01 + 10.0 * random()).collect();
+            // Each row: a coefficient per body (a, b) on one shared axis (K stays symmetric
+            // positive semi-definite: J·M⁻¹·Jᵀ).
+            let mut rows = Vec::new();
+            let mut ranges = Vec::new();
+            for (j, &(a, b)) in joints.iter().enumerate() {
+                let first = rows.len() as u32;
+                for _ in 0..weights[j] {
+                    rows.push((
+                        a,
+                        b,
+                        random() - 0.5,
+                        random() - 0.5,
+                        (random() * 3.0) as usize,
+                    ));
+                }
+                ranges.push((first, rows.len() as u32));
+            }
+            let n = rows.len();
+            let mut k = vec![0.0; n * n];
+            for (i, ri) in rows.iter().enumerate() {
+                for (j, rj) in rows.iter().enumerate() {
+                    if ri.4 != rj.4 {
+                        continue;
+                    }
+                    for (body, c) in [(ri.0, ri.2), (ri.1, ri.3)] {
+                        if body == 0 {
+                            continue;
+                        }
+                        if body == rj.0 {
+                            k[i * n + j] += c * rj.2 * inv_mass[body as usize];
+                        }
+                        if body == rj.1 {
+                            k[i * n + j] += c * rj.3 * inv_mass[body as usize];
+                        }
+                    }
+                }
+            }
+            for i in 0..n {
+                k[i * n + i] *= 1.0 + BLOCK_REGULARIZATION;
+            }
+            let rhs: Vec<f64> = (0..n).map(|_| random() - 0.5).collect();
+            let mut touching: Vec<(u32, u32)> = joints
+                .iter()
+                .enumerate()
+                .flat_map(|(j, &(a, b))| [(a, j as u32), (b, j as u32)])
+                .filter(|&(body, _)| body != 0)
+                .collect();
+            touching.sort_unstable();
+            let mut scratch = BlockScratch::default();
+            let mut plan = BlockPlan::default();
+            let (mut adjacency, mut degree, mut eliminated) = (Vec::new(), Vec::new(), Vec::new());
+            order_island(
+                0,
+                &weights,
+                &touching,
+                &mut plan,
+                &mut adjacency,
+                &mut degree,
+                &mut eliminated,
+            );
+            plan.ranges = ranges;
+            scratch.k = k.clone();
+            scratch.rhs = rhs.clone();
+            scratch.x = vec![0.0; n];
+            scratch.skipped = vec![false; n];
+            eliminate_island(&mut scratch, plan.island(0, joints.len()), n);
+            let want = solve(k.clone(), rhs.clone());
+            let scale = want.iter().fold(1.0f64, |m, x| m.max(x.abs()));
+            for (i, (x, w)) in scratch.x.iter().zip(&want).enumerate() {
+                assert!(
+                    (x - w).abs() <= 1e-8 * scale,
+                    "case {case} row {i}: {x} against {w}"
+                );
+            }
+            for i in 0..n {
+                let kx: f64 = (0..n).map(|j| k[i * n + j] * scratch.x[j]).sum();
+                assert!(
+                    (kx - rhs[i]).abs() <= 1e-8 * scale,
+                    "case {case} row {i}: K·x {kx}, rhs {}",
+                    rhs[i]
+                );
+            }
+        }
     }
 }

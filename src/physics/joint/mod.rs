@@ -26,9 +26,9 @@
 //! to [`SYMPLECTIC_SPRING_LIMIT`]; stiffer springs take the soft step with their own
 //! frequency, which is stable at any stiffness but loses energy. Joints are solved after each
 //! pass over the contacts' colours: a jointed island of up to `block::MAX_BLOCK_ROWS` rows
-//! solves its equality rows and limits together, directly, with no warm start
-//! (`block.rs`); its motors and springs, and every joint of a larger island, one joint
-//! after another, warm-started from the last sub-step.
+//! (and `block::MAX_BLOCK_WORK`) solves its equality rows and limits together, directly,
+//! with no warm start (`block.rs`); its motors and springs, and every joint of a larger
+//! island, one joint after another, warm-started from the last sub-step.
 
 mod block;
 mod distance;

@@ -6,7 +6,7 @@
 use super::super::math::{Quat, Vec3};
 use super::super::solver::{Softness, SolverBody};
 use super::super::world::World;
-use super::block::{self, BlockScratch, Row, Slot, MAX_BLOCK_ROWS};
+use super::block::{self, BlockScratch, Row, Slot, MAX_BLOCK_ROWS, MAX_BLOCK_WORK};
 use super::parts::{self, Anchors, SubStep};
 use super::{distance, fixed, revolute, spherical, spring};
 use super::{JointKind, JointState, JOINT_DAMPING_RATIO, JOINT_HERTZ};
@@ -226,9 +226,22 @@ fn solve_blocks(
                 }
             }
             blocks.rows.truncate(kept);
+            // Each joint's rows (they come joint by joint, in the island's order).
+            let mut plan = std::mem::take(&mut blocks.plan);
+            plan.ranges.clear();
+            plan.ranges.resize(end - start, (0, 0));
+            for (i, row) in blocks.rows.iter().enumerate() {
+                let range = &mut plan.ranges[row.joint as usize - start];
+                if range.0 == range.1 {
+                    *range = (i as u32, i as u32);
+                }
+                range.1 = i as u32 + 1;
+            }
             let bias_rate = step.biased().then_some(step.soft.bias_rate);
             let scales = (mass_scale, impulse_scale);
-            block::solve_block(blocks, bodies, bias_rate, 1.0 / step.h, scales);
+            let island = plan.island(start, end);
+            block::solve_block(blocks, island, bodies, bias_rate, 1.0 / step.h, scales);
+            blocks.plan = plan;
             for (row, &delta) in blocks.rows.iter().zip(&blocks.delta) {
                 *joints[row.joint as usize].accumulated(row.slot) += delta;
                 row.apply(bodies, delta);
@@ -241,7 +254,9 @@ fn solve_blocks(
 /// Finds the jointed islands (joints linked through moving bodies), marks the joints of
 /// each island with at most [`MAX_BLOCK_ROWS`] equality rows to be solved as one block, and
 /// orders the joints by group, then island (each island's joints contiguous, in their
-/// original order), so `solve_blocks` finds each island as one run.
+/// original order), so `solve_blocks` finds each island as one run. Then orders each
+/// island's elimination (`block::order_island`); an island whose solve would take more
+/// than [`MAX_BLOCK_WORK`] is solved joint by joint after all.
 fn assign_blocks(list: &mut [JointConstraint], scratch: &mut BlockScratch, bodies: usize) {
     let parent = &mut scratch.parent;
     parent.clear();
@@ -274,6 +289,50 @@ fn assign_blocks(list: &mut [JointConstraint], scratch: &mut BlockScratch, bodie
         }
     }
     list.sort_by_key(|c| (c.group, c.component));
+    // Each island's elimination order; an island whose elimination would cost too much is
+    // solved joint by joint after all.
+    scratch.plan.later.clear();
+    let mut start = 0;
+    while start < list.len() {
+        let (group, component) = (list[start].group, list[start].component);
+        let end = start
+            + list[start..]
+                .iter()
+                .take_while(|c| c.group == group && c.component == component)
+                .count();
+        if component != NO_BLOCK {
+            let island = &list[start..end];
+            scratch.weights.clear();
+            scratch
+                .weights
+                .extend(island.iter().map(|c| block_row_count(&c.kind)));
+            scratch.touching.clear();
+            for (j, c) in island.iter().enumerate() {
+                for body in [c.a, c.b] {
+                    if body != 0 {
+                        scratch.touching.push((body, j as u32));
+                    }
+                }
+            }
+            scratch.touching.sort_unstable();
+            let work = block::order_island(
+                start,
+                &scratch.weights,
+                &scratch.touching,
+                &mut scratch.plan,
+                &mut scratch.adjacency,
+                &mut scratch.degree,
+                &mut scratch.eliminated,
+            );
+            let rows: u64 = scratch.weights.iter().map(|&w| w as u64).sum();
+            if work + rows * rows > MAX_BLOCK_WORK {
+                for c in &mut list[start..end] {
+                    c.component = NO_BLOCK;
+                }
+            }
+        }
+        start = end;
+    }
 }
 
 /// How many rows (solved by the island's block) a joint of `kind` has: its equality rows

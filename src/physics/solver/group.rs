@@ -235,11 +235,14 @@ fn run_colours<C: Crew>(crew: &C, d: &GroupData, work: Work) {
         let (c, cold, f) = unsafe { (d.lanes.at_mut(k), d.cold.at_mut(k), factors.at_mut(k)) };
         run_lanes(work, bodies, c, cold, f, &d.ctx);
     };
-    // Colours too small to share (and the overflow set) run on the lead, several in a row
-    // as one stage: one barrier for all of them.
+    // Colours too small to share (two blocks' worth, some microseconds) and the overflow
+    // set run on the lead, several in a row as one stage: one barrier for all of them. A
+    // colour of more is shared however many workers there are: with fewer blocks than
+    // workers, the idle ones wait at the stage's end about as long as the lead alone
+    // would take, and the blocks go faster.
     let alone = |i: usize| {
         let last_overflow = d.overflow && i + 1 == d.colours.len();
-        last_overflow || d.colours[i].len() < 2 * MIN_LANE_BLOCK * crew.workers()
+        last_overflow || d.colours[i].len() < 2 * MIN_LANE_BLOCK
     };
     let mut i = 0;
     while i < d.colours.len() {

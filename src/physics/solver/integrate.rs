@@ -115,6 +115,9 @@ fn integrate_position(body: &mut SolverBody, f: &SolverForces, h: f32) {
     // (`SolverForces::gyroscopic`).
     if !f.gyroscopic || w.length_squared() < 1.0e-4 {
         body.delta_rotation = rotate(q0, w, h);
+        if f.locked && f.angular_free != Vec3::ONE && w != Vec3::ZERO {
+            turn_locked_inertia(body, f);
+        }
         return;
     }
     let world = q0 * f.rotation;
@@ -134,6 +137,24 @@ fn integrate_position(body: &mut SolverBody, f: &SolverForces, h: f32) {
     // disagree on, which grows without bound in a pair tumbling on a ball joint.
     let r = Mat3::from_quat(turned);
     body.inv_inertia = r * f.local_inv_inertia * r.transpose();
+}
+
+/// The inverse inertia of a body locked about some world axes (over the free ones,
+/// [`Locks::inv_inertia`](crate::physics::Locks::inv_inertia)) after it turned this
+/// sub-step, so the next sub-step's rows push the body as it now lies, as a free body's
+/// (`integrate_position`). Rows solved with the step start's inertia on a locked body that
+/// turns fast change its energy by what the two inertias disagree on, without bound for
+/// locked bodies tumbling on joints (`tests/suite/locks.rs`).
+fn turn_locked_inertia(body: &mut SolverBody, f: &SolverForces) {
+    let r = Mat3::from_quat((body.delta_rotation * f.rotation).normalize());
+    let locks = crate::physics::Locks {
+        translation: [false; 3],
+        rotation: f.angular_free.to_array().map(|free| free == 0.0),
+    };
+    body.inv_inertia = locks.inv_inertia(
+        r * f.local_inertia * r.transpose(),
+        r * f.local_inv_inertia * r.transpose(),
+    );
 }
 
 /// The rotation of the Cayley map of `a` (angle 2·atan(|a|/2) about a): the unit quaternion

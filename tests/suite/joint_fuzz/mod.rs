@@ -458,10 +458,9 @@ fn the_joint_corpus() {
     check_corpus(&corpus_dir());
 }
 
-/// The reduced scenes that still fail, apart in `tests/corpus/joints/failing/`: a chain of
-/// rotation-locked bodies on a motorised hinge, a hinge and a wide cone; a 5 g capsule
-/// locked about y on a spring and a limited hinge to a box that may only turn about the
-/// hinge's axis. Both gain energy slowly, after 8–9 s.
+/// The reduced scene that still fails, apart in `tests/corpus/joints/failing/`: a 5 g
+/// capsule locked about y on a spring and a limited hinge to a box that may only turn
+/// about the hinge's axis; it gains energy in jumps once the capsule spins at the cap.
 #[test]
 #[ignore = "fails today: the scenes in tests/corpus/joints/failing/ still freeze or gain energy"]
 fn the_failing_joint_corpus() {

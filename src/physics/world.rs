@@ -329,7 +329,8 @@ pub(crate) struct StepScratch {
     /// Per solver body: one of its colliders outgrew its proxy's fat box this step
     /// (`World::finalize_bodies`).
     pub moved: Vec<bool>,
-    /// `solver_to_body` before the dynamic bodies are re-indexed group by group.
+    /// The provisional solver-to-body table, in slot order (work space of `plan_groups`,
+    /// which re-indexes the dynamic bodies group by group).
     pub provisional_to_body: Vec<u32>,
     /// The touching contacts of this step, as the solver takes them.
     pub constraints: Vec<ConstraintInput>,

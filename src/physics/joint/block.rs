@@ -44,10 +44,10 @@ pub const MAX_BLOCK_ROWS: usize = 256;
 
 /// Most work one solve of an island's rows may take, in multiply-adds: the elimination as
 /// [`order_island`] estimates it, plus n² for K's n × n entries (assembled, copied per
-/// active-set round). Costlier islands keep the joint-by-joint solve. A chain or a tree
-/// costs tens of multiply-adds per row in the elimination (a 40-link chain of ball joints
-/// about 10 000, its K 14 400 entries); a dense block of n rows n³/3, so this is what 100
-/// rows coupled through one body would take.
+/// active-set round). A costlier island is solved joint by joint. A chain or a tree costs
+/// tens of multiply-adds per row to eliminate (40 ball joints in a chain: about 10 000,
+/// and 14 400 entries of K); a dense block of n rows n³/3, so the bound is what 100 rows
+/// coupled through one body take.
 pub const MAX_BLOCK_WORK: u64 = 350_000;
 
 /// The smallest pivot [`eliminate`] solves for, as a fraction of the matrix's largest

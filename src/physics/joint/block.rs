@@ -58,6 +58,26 @@ pub const MAX_BLOCK_WORK: u64 = 350_000;
 /// 10⁻¹⁶ of the body's inverse inertia (K is quadratic in J).
 const RANK_TOLERANCE: f64 = 1.0e-13;
 
+/// A row is left out of the elimination ([`eliminate_island`]) when what the pivots
+/// before it left of it is at most this share of what they leave once the bodies may also
+/// move a little along the axes they are locked about ([`LOCK_PROBE`]): the locks took
+/// the rest. Such a row asks for the motion of rows already solved plus motion along a
+/// locked axis; its error there has no answer, and solving it anyway turns that error into
+/// a push of error/√(what is left) along the motion that exists (a hinge between bodies
+/// locked about all but its axis: 10⁻⁵ rad into tens of rad/s). Rows are compared only
+/// where the island has a locked body; elsewhere the probe changes nothing, and a row that
+/// is small because of the geometry (a weld's turning rows, its anchor far out on a gram
+/// body) or of a mass ratio (a light link between heavy bodies) is as small with it.
+const DEPENDENT_ROW: f64 = 1.0e-2;
+
+/// The mobility [`DEPENDENT_ROW`]'s comparison gives every body along the world axes it is
+/// locked about, as a fraction of its largest inverse mass (translation) or largest inverse
+/// inertia entry (rotation), unitless. With it a row that reaches the bodies' free motion
+/// by a share s of its length and a locked axis by the rest is left out once s² is below
+/// about `DEPENDENT_ROW`·`LOCK_PROBE` = 10⁻⁵ (s ≈ 0.2°): solved, it would answer its error
+/// with pushes 1/s times the error's rate, 300 times at that share.
+const LOCK_PROBE: f64 = 1.0e-3;
+
 /// Added to K's diagonal, relative to each entry, for the elimination, unitless (the
 /// contacts' relax pass regularises its blocks the same way). A closed loop whose joints disagree by a millimetre makes its
 /// rows nearly, not exactly, redundant: a pivot of 10⁻⁶ of the largest, kept by
@@ -158,6 +178,48 @@ impl Row {
             + side(self.b, self.inv_mass_b, self.linear_b, self.angular_b)
     }
 
+    /// J_i·P·J_jᵀ of this row (i) and `other` (j), P each body's mobility along the axes
+    /// it is locked about only: its largest m⁻¹ on each locked translation axis, its
+    /// largest |I⁻¹| entry on each locked rotation axis ([`LOCK_PROBE`]). A locked world
+    /// axis is one whose entry of the row's inverse masses, or whose diagonal entry of the
+    /// body's inverse inertia, is exactly 0 (`Locks::inv_inertia` clears its row and column).
+    fn probe_entry(&self, other: &Row, bodies: &[SolverBody]) -> f64 {
+        let sides = |r: &Row| {
+            [
+                (r.a, r.inv_mass_a, r.linear_a, r.angular_a),
+                (r.b, r.inv_mass_b, r.linear_b, r.angular_b),
+            ]
+        };
+        let mut entry = 0.0f64;
+        for (body, inv_mass, linear, angular) in sides(self) {
+            if body == 0 {
+                continue;
+            }
+            let m = bodies[body as usize].inv_inertia;
+            let turn = [m.x_axis, m.y_axis, m.z_axis]
+                .iter()
+                .map(|c| c.abs().max_element())
+                .fold(0.0f32, f32::max);
+            let mass = inv_mass.max_element();
+            let diagonal = Vec3::new(m.x_axis.x, m.y_axis.y, m.z_axis.z);
+            let locked = |v: Vec3| Vec3::select(v.cmpeq(Vec3::ZERO), Vec3::ONE, Vec3::ZERO);
+            let (linear_probe, angular_probe) = (
+                mass * locked(inv_mass) * linear,
+                turn * locked(diagonal) * angular,
+            );
+            if linear_probe == Vec3::ZERO && angular_probe == Vec3::ZERO {
+                continue;
+            }
+            for (other_body, _, other_linear, other_angular) in sides(other) {
+                if other_body == body {
+                    entry +=
+                        dot64(linear_probe, other_linear) + dot64(angular_probe, other_angular);
+                }
+            }
+        }
+        entry
+    }
+
     /// Applies the impulse λ along the row: Δv = M⁻¹·Jᵀ·λ for each moving body.
     pub fn apply(&self, bodies: &mut [SolverBody], lambda: f32) {
         if self.a != 0 {
@@ -198,6 +260,14 @@ pub(crate) struct BlockScratch {
     skipped: Vec<bool>,
     /// The rows one pivot updates.
     update: Vec<u32>,
+    /// The rows in the order [`eliminate_island`] pivots them.
+    pivots: Vec<u32>,
+    /// K with the locked axes probed ([`LOCK_PROBE`]) as assembled, and as eliminated
+    /// alongside K; empty when no body of the island has a locked axis.
+    probe_full: Vec<f64>,
+    probe: Vec<f64>,
+    /// Whether each row moves a body along an axis it is locked about.
+    reaches_lock: Vec<bool>,
     /// Union–find parents and equality-row counts per solver body (`assign_blocks`).
     pub parent: Vec<u32>,
     pub row_count: Vec<u32>,
@@ -416,13 +486,23 @@ pub(crate) fn solve_block(
                 }
             }
         }
+        scratch.probe.clear();
+        scratch.probe.extend_from_slice(&scratch.probe_full);
+        let probed = !scratch.probe.is_empty();
         for j in 0..n {
             if scratch.active[j] {
                 scratch.k[j * n + j] *= 1.0 + BLOCK_REGULARIZATION;
+                if probed {
+                    scratch.probe[j * n + j] *= 1.0 + BLOCK_REGULARIZATION;
+                }
             } else {
                 for i in 0..n {
                     scratch.k[i * n + j] = 0.0;
                     scratch.k[j * n + i] = 0.0;
+                    if probed {
+                        scratch.probe[i * n + j] = 0.0;
+                        scratch.probe[j * n + i] = 0.0;
+                    }
                 }
                 scratch.rhs[j] = 0.0;
             }
@@ -538,13 +618,42 @@ fn assemble(scratch: &mut BlockScratch, plan: IslandPlan<'_>, bodies: &[SolverBo
             }
         }
     }
+    // K again with the locked axes probed, where the island has any (entries only where K
+    // has them: the probe acts through the same shared bodies).
+    let probe = &mut scratch.probe_full;
+    probe.clear();
+    let reaches_lock = &mut scratch.reaches_lock;
+    reaches_lock.clear();
+    reaches_lock.extend(
+        (0..n).map(|i| k[i * n + i] != 0.0 && rows[i].probe_entry(&rows[i], bodies) != 0.0),
+    );
+    if reaches_lock.iter().any(|&l| l) {
+        probe.extend_from_slice(k);
+        for i in (0..n).filter(|&i| reaches_lock[i]) {
+            for j in (0..n).filter(|&j| reaches_lock[j]) {
+                probe[i * n + j] += LOCK_PROBE * rows[i].probe_entry(&rows[j], bodies);
+            }
+        }
+    }
 }
 
 /// Solves `scratch.k`·x = `scratch.rhs` into `scratch.x` (K row-major, n × n, symmetric
 /// positive semi-definite) by elimination in the order of `plan`, each pivot updating only
-/// the rows it reaches (its joint's later rows and those of the joints coupled to it then).
-/// A pivot at or below [`RANK_TOLERANCE`] of K's largest diagonal is left out: its x is 0
-/// and its part of rhs unanswered, as [`eliminate`] does with the directions it stops at.
+/// the rows it reaches (its joint's rows not yet eliminated and those of the joints coupled
+/// to it then). Within a joint the largest remaining diagonal goes first (diagonal
+/// pivoting, as [`eliminate`]): the joint's rows all reach the same others, so the order
+/// inside a joint costs no fill. A pivot is left out, its x 0 and its part of rhs
+/// unanswered, when it is at or below [`RANK_TOLERANCE`] of K's largest diagonal, or when
+/// the locks took nearly all of it ([`DEPENDENT_ROW`]: `scratch.probe`, when not empty, is
+/// eliminated alongside with the same pivots).
+///
+/// Why the order matters: two rows that the bodies can move along only one common direction
+/// (a hinge's alignment rows on bodies locked about all but one axis) make a rank-one
+/// block. Solving first the row that barely reaches that direction (K_ii 10⁻⁷ of the
+/// other's) answers its error, which is mostly along directions nothing can move, by a
+/// push of error/√(K_ii) through the one that can: 10⁻⁵ rad turned into tens of rad/s.
+/// Solving the larger first answers it along its own direction and leaves the smaller
+/// with what the locks forbid, which [`DEPENDENT_ROW`] then leaves out.
 fn eliminate_island(scratch: &mut BlockScratch, plan: IslandPlan<'_>, n: usize) {
     let BlockScratch {
         k,
@@ -552,52 +661,77 @@ fn eliminate_island(scratch: &mut BlockScratch, plan: IslandPlan<'_>, n: usize) 
         x,
         skipped,
         update,
+        pivots,
+        probe,
         ..
     } = scratch;
     x[..n].fill(0.0);
     skipped[..n].fill(false);
+    pivots.clear();
+    pivots.extend(0..n as u32);
+    let probed = !probe.is_empty();
     let largest = (0..n).map(|i| k[i * n + i]).fold(0.0f64, f64::max);
     if !(largest > 0.0 && largest.is_finite()) {
         return;
     }
     let tolerance = RANK_TOLERANCE * largest;
-    // The rows pivot p of the r-th joint reaches: its joint's rows after it, then the
-    // later joints' rows.
-    let reach = |update: &mut Vec<u32>, r: usize, p: usize| {
+    // The rows the pivot at place t of the r-th joint's rows (in `pivots`) reaches: its
+    // joint's rows after it, then the later joints' rows.
+    let reach = |update: &mut Vec<u32>, pivots: &[u32], r: usize, t: usize| {
         update.clear();
-        update.extend((p + 1..plan.rows(plan.order[r]).end).map(|i| i as u32));
+        update.extend_from_slice(&pivots[t + 1..plan.rows(plan.order[r]).end]);
         for &other in plan.later(r) {
             update.extend(plan.rows(other).map(|i| i as u32));
         }
     };
     for r in 0..plan.order.len() {
-        for p in plan.rows(plan.order[r]) {
+        let rows = plan.rows(plan.order[r]);
+        for t in rows.clone() {
+            let best = (t..rows.end)
+                .max_by(|&a, &b| {
+                    let (a, b) = (pivots[a] as usize, pivots[b] as usize);
+                    k[a * n + a].total_cmp(&k[b * n + b])
+                })
+                .unwrap_or(t);
+            pivots.swap(t, best);
+            let p = pivots[t] as usize;
             let pivot = k[p * n + p];
-            if pivot.partial_cmp(&tolerance) != Some(std::cmp::Ordering::Greater) {
+            if pivot.partial_cmp(&tolerance) != Some(std::cmp::Ordering::Greater)
+                || (probed && pivot <= DEPENDENT_ROW * probe[p * n + p])
+            {
                 skipped[p] = true;
                 continue;
             }
-            reach(update, r, p);
-            for &i in update.iter() {
-                let i = i as usize;
-                let f = k[i * n + p] / pivot;
-                if f == 0.0 {
+            reach(update, pivots, r, t);
+            for (matrix, solve_rhs) in [(&mut *k, true), (&mut *probe, false)] {
+                if !solve_rhs && !probed {
                     continue;
                 }
-                for &j in update.iter() {
-                    let j = j as usize;
-                    k[i * n + j] -= f * k[p * n + j];
+                let pivot = matrix[p * n + p];
+                for &i in update.iter() {
+                    let i = i as usize;
+                    let f = matrix[i * n + p] / pivot;
+                    if f == 0.0 {
+                        continue;
+                    }
+                    for &j in update.iter() {
+                        let j = j as usize;
+                        matrix[i * n + j] -= f * matrix[p * n + j];
+                    }
+                    if solve_rhs {
+                        rhs[i] -= f * rhs[p];
+                    }
                 }
-                rhs[i] -= f * rhs[p];
             }
         }
     }
     for r in (0..plan.order.len()).rev() {
-        for p in plan.rows(plan.order[r]).rev() {
+        for t in plan.rows(plan.order[r]).rev() {
+            let p = pivots[t] as usize;
             if skipped[p] {
                 continue;
             }
-            reach(update, r, p);
+            reach(update, pivots, r, t);
             let later: f64 = update
                 .iter()
                 .map(|&j| k[p * n + j as usize] * x[j as usize])
@@ -716,7 +850,8 @@ mod tests {
     }
 
     /// Joints on random pairs of six bodies (a chain, a tree and a loop among them), each
-    /// with one to three rows of random coefficients: K = J·M⁻¹·Jᵀ, sparse where joints
+    /// with one to three rows of random coefficients, one per axis (a joint's own rows are
+    /// independent, as a ball joint's three): K = J·M⁻¹·Jᵀ, sparse where joints
     /// share no body. The island's elimination in its minimum-degree order must give the x
     /// of the dense elimination with diagonal pivoting (the reference), and K·x = rhs.
     #[test]
@@ -747,14 +882,8 @@ mod tests {
             let mut ranges = Vec::new();
             for (j, &(a, b)) in joints.iter().enumerate() {
                 let first = rows.len() as u32;
-                for _ in 0..weights[j] {
-                    rows.push((
-                        a,
-                        b,
-                        random() - 0.5,
-                        random() - 0.5,
-                        (random() * 3.0) as usize,
-                    ));
+                for axis in 0..weights[j] as usize {
+                    rows.push((a, b, random() - 0.5, random() - 0.5, axis));
                 }
                 ranges.push((first, rows.len() as u32));
             }
@@ -823,6 +952,61 @@ mod tests {
                     rhs[i]
                 );
             }
+        }
+    }
+
+    /// A joint whose two rows reach one direction of motion between them (a hinge's
+    /// alignment rows on bodies that may turn about one axis only): row 1 along it, row 0
+    /// along a locked axis and by s = 3·10⁻⁴ along it, K = w·[[s², s], [s, 1]] regularised,
+    /// with an error e₀ on row 0 that no motion answers. Whichever row comes first, the
+    /// motion the solve asks for, w·(s·x₀ + x₁), answers row 1's e₁ up to e₀ (the
+    /// least-squares answer is (s·e₀ + e₁)/(1 + s²)); solving row 0 first, or solving it
+    /// with what the regularisation leaves of it, asks for about e₀/s = 3.3 instead.
+    #[test]
+    fn a_rank_one_joint_answers_the_row_that_moves() {
+        let (s, w, e0, e1) = (3.0e-4f64, 2.0e4f64, 1.0e-3f64, 0.1f64);
+        for swap in [false, true] {
+            let (a, b) = if swap { (1, 0) } else { (0, 1) };
+            let mut coefficient = [0.0; 2];
+            coefficient[a] = s;
+            coefficient[b] = 1.0;
+            let mut rhs = [0.0; 2];
+            rhs[a] = e0;
+            rhs[b] = e1;
+            let mut k: Vec<f64> = (0..4)
+                .map(|i| w * coefficient[i / 2] * coefficient[i % 2])
+                .collect();
+            for i in 0..2 {
+                k[i * 2 + i] *= 1.0 + BLOCK_REGULARIZATION;
+            }
+            let mut scratch = BlockScratch::default();
+            let mut plan = BlockPlan::default();
+            let (mut adjacency, mut degree, mut eliminated) = (Vec::new(), Vec::new(), Vec::new());
+            order_island(
+                0,
+                &[2],
+                &[(1, 0)],
+                &mut plan,
+                &mut adjacency,
+                &mut degree,
+                &mut eliminated,
+            );
+            plan.ranges = vec![(0, 2)];
+            // The probe: mobility LOCK_PROBE·w along the locked axis, which row 0 reaches.
+            let mut probe = k.clone();
+            probe[a * 2 + a] += LOCK_PROBE * w * (1.0 + BLOCK_REGULARIZATION);
+            scratch.probe = probe;
+            scratch.k = k;
+            scratch.rhs = rhs.to_vec();
+            scratch.x = vec![0.0; 2];
+            scratch.skipped = vec![false; 2];
+            eliminate_island(&mut scratch, plan.island(0, 1), 2);
+            let motion = w * (coefficient[0] * scratch.x[0] + coefficient[1] * scratch.x[1]);
+            assert!(
+                (motion - e1).abs() <= e0,
+                "rows swapped {swap}: motion {motion}, x {:?}",
+                scratch.x
+            );
         }
     }
 }

@@ -142,6 +142,8 @@ pub(crate) struct Row {
     /// Inverse masses along the world axes (0 on locked ones).
     pub inv_mass_a: Vec3,
     pub inv_mass_b: Vec3,
+    /// Whether either body has a locked axis ([`Row::probe_entry`] is 0 when not).
+    pub locked: bool,
     /// The position error C, m or rad; for a one-sided row the gap, C ≥ 0 allowed.
     pub error: f32,
     /// A limit: its accumulated impulse stays ≥ 0, and while slack (C > 0) it is
@@ -196,20 +198,22 @@ impl Row {
                 continue;
             }
             let m = bodies[body as usize].inv_inertia;
+            let locked = |v: Vec3| Vec3::select(v.cmpeq(Vec3::ZERO), Vec3::ONE, Vec3::ZERO);
+            let (locked_linear, locked_angular) = (
+                locked(inv_mass),
+                locked(Vec3::new(m.x_axis.x, m.y_axis.y, m.z_axis.z)),
+            );
+            if locked_linear == Vec3::ZERO && locked_angular == Vec3::ZERO {
+                continue;
+            }
             let turn = [m.x_axis, m.y_axis, m.z_axis]
                 .iter()
                 .map(|c| c.abs().max_element())
                 .fold(0.0f32, f32::max);
-            let mass = inv_mass.max_element();
-            let diagonal = Vec3::new(m.x_axis.x, m.y_axis.y, m.z_axis.z);
-            let locked = |v: Vec3| Vec3::select(v.cmpeq(Vec3::ZERO), Vec3::ONE, Vec3::ZERO);
             let (linear_probe, angular_probe) = (
-                mass * locked(inv_mass) * linear,
-                turn * locked(diagonal) * angular,
+                inv_mass.max_element() * locked_linear * linear,
+                turn * locked_angular * angular,
             );
-            if linear_probe == Vec3::ZERO && angular_probe == Vec3::ZERO {
-                continue;
-            }
             for (other_body, _, other_linear, other_angular) in sides(other) {
                 if other_body == body {
                     entry +=
@@ -624,9 +628,9 @@ fn assemble(scratch: &mut BlockScratch, plan: IslandPlan<'_>, bodies: &[SolverBo
     probe.clear();
     let reaches_lock = &mut scratch.reaches_lock;
     reaches_lock.clear();
-    reaches_lock.extend(
-        (0..n).map(|i| k[i * n + i] != 0.0 && rows[i].probe_entry(&rows[i], bodies) != 0.0),
-    );
+    reaches_lock.extend((0..n).map(|i| {
+        rows[i].locked && k[i * n + i] != 0.0 && rows[i].probe_entry(&rows[i], bodies) != 0.0
+    }));
     if reaches_lock.iter().any(|&l| l) {
         probe.extend_from_slice(k);
         for i in (0..n).filter(|&i| reaches_lock[i]) {

@@ -34,6 +34,8 @@ pub(crate) struct JointConstraint {
     /// let a row push along an axis whose velocity the locks then take out).
     pub inv_mass_a: Vec3,
     pub inv_mass_b: Vec3,
+    /// Whether either body has a locked axis (or the world is planar).
+    pub locked: bool,
     /// The jointed island whose equality rows are solved together (`block.rs`), or
     /// [`NO_BLOCK`] when they are solved joint by joint.
     pub component: u32,
@@ -83,6 +85,7 @@ impl JointConstraint {
             angular_b,
             inv_mass_a: self.inv_mass_a,
             inv_mass_b: self.inv_mass_b,
+            locked: self.locked,
             error,
             one_sided: false,
         }
@@ -448,6 +451,7 @@ impl World {
                 rotation_b,
                 inv_mass_a: inv_mass(ia),
                 inv_mass_b: inv_mass(ib),
+                locked: forces[ia as usize].locked || forces[ib as usize].locked,
                 component: NO_BLOCK,
                 kind: joint.def.kind,
                 impulse: if self.settings.enable_warm_starting {

@@ -458,9 +458,10 @@ fn the_joint_corpus() {
     check_corpus(&corpus_dir());
 }
 
-/// The reduced scene that still fails, apart in `tests/corpus/joints/failing/`: a 5 g
-/// capsule locked about y on a spring and a limited hinge to a box that may only turn
-/// about the hinge's axis; it gains energy in jumps once the capsule spins at the cap.
+/// The reduced scene that still fails, apart in `tests/corpus/joints/failing/`: a 0.5 µg
+/// capsule that may only slide along z and turn about x, on a rope to a 0.9 mg body that
+/// may not rise and a cone to a 57 µg one; the capsule spins at the speed cap, flipping
+/// direction every step, and the 0.9 mg body takes 50 m/s from it.
 #[test]
 #[ignore = "fails today: the scenes in tests/corpus/joints/failing/ still freeze or gain energy"]
 fn the_failing_joint_corpus() {

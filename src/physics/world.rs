@@ -419,6 +419,9 @@ pub struct World {
     pub(crate) joints: Arena<super::joint::Joint>,
     /// The joints that broke in the last step.
     pub(crate) broken_joints: Vec<super::joint::JointDef>,
+    /// How many joints keep each pair of bodies from colliding, by body slots (smaller
+    /// first); pairs with none are absent.
+    pub(crate) joined_pairs: std::collections::BTreeMap<(u32, u32), u32>,
     /// Threads the step may use (see [`World::set_workers`]).
     pub(crate) workers: usize,
 }
@@ -453,6 +456,7 @@ impl Clone for World {
             capped_pairs: self.capped_pairs.clone(),
             joints: self.joints.clone(),
             broken_joints: self.broken_joints.clone(),
+            joined_pairs: self.joined_pairs.clone(),
             workers: self.workers,
         }
     }
@@ -481,6 +485,7 @@ impl World {
             capped_pairs: PairSet::new(),
             joints: Arena::default(),
             broken_joints: Vec::new(),
+            joined_pairs: std::collections::BTreeMap::new(),
             workers: super::threads::default_workers(),
         }
     }

@@ -212,13 +212,13 @@ fn settings(s: &SettingsDesc) -> Result<(WorldSettings, f32), String> {
 /// Creates the joint a scene file describes, its bodies found by name.
 fn joint(
     world: &mut World,
-    meta: &BTreeMap<BodyHandle, BodyMeta>,
+    handles: &BTreeMap<&str, BodyHandle>,
     desc: &JointDesc,
 ) -> Result<(), String> {
     let find = |field: &str, name: &str| {
-        meta.iter()
-            .find(|(_, m)| m.name == name)
-            .map(|(&h, _)| h)
+        handles
+            .get(name)
+            .copied()
             .ok_or_else(|| format!("{field}: no body is named \"{name}\""))
     };
     let (a, b, anchor_a, anchor_b, kind, break_force, collide) = match desc {
@@ -513,7 +513,14 @@ pub fn build(file: &SceneFile) -> Result<Scene, Invalid> {
     for (i, b) in file.bodies.iter().enumerate() {
         descs.push((label(b, i), b.clone()));
     }
-    expand(&file.generators, &mut descs, MAX_SCENE_BODIES).map_err(Invalid::new)?;
+    let mut generated_joints = Vec::new();
+    expand(
+        &file.generators,
+        &mut descs,
+        &mut generated_joints,
+        MAX_SCENE_BODIES,
+    )
+    .map_err(Invalid::new)?;
     if descs.len() > MAX_SCENE_BODIES {
         return Err(Invalid::new(format!(
             "the scene has {} bodies; at most {MAX_SCENE_BODIES} are allowed",
@@ -554,9 +561,20 @@ pub fn build(file: &SceneFile) -> Result<Scene, Invalid> {
             },
         );
     }
+    let handles: BTreeMap<&str, BodyHandle> = meta
+        .iter()
+        .filter(|(_, m)| !m.name.is_empty())
+        .map(|(&h, m)| (m.name.as_str(), h))
+        .collect();
     for (i, j) in file.joints.iter().enumerate() {
-        joint(&mut world, &meta, j).map_err(|message| Invalid {
+        joint(&mut world, &handles, j).map_err(|message| Invalid {
             message: format!("joints[{i}]: {message}"),
+            anchor: None,
+        })?;
+    }
+    for (i, j) in generated_joints.iter().enumerate() {
+        joint(&mut world, &handles, j).map_err(|message| Invalid {
+            message: format!("generated joint {i}: {message}"),
             anchor: None,
         })?;
     }

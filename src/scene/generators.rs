@@ -1,5 +1,6 @@
-//! Generators: patterns (stacks, pyramids, grids, dominoes) expanded into plain bodies named
-//! `kind[i]`, so the rest of the loader sees only bodies.
+//! Generators: patterns (stacks, pyramids, grids, joint grids, dominoes) expanded into plain
+//! bodies named `kind[i]` and the joints between them, so the rest of the loader sees only
+//! bodies and joints.
 
 use super::build::{non_negative, shape};
 use super::schema::*;
@@ -10,6 +11,7 @@ fn prefix(g: &Generator) -> &'static str {
         Generator::Stack { .. } => "stack",
         Generator::Pyramid { .. } => "pyramid",
         Generator::Grid { .. } => "grid",
+        Generator::JointGrid { .. } => "joint_grid",
         Generator::Dominoes { .. } => "dominoes",
     }
 }
@@ -24,6 +26,9 @@ fn count(g: &Generator) -> u64 {
                 .saturating_mul(counts.1 as u64)
                 .saturating_mul(counts.2 as u64);
             limit.map_or(all, |l| all.min(l as u64))
+        }
+        Generator::JointGrid { columns, rows, .. } => {
+            (*columns as u64).saturating_mul(*rows as u64)
         }
     }
 }
@@ -47,11 +52,13 @@ fn one_body(
     }
 }
 
-/// Appends the bodies of every generator to `out` as (label, body). Fails if the total would
-/// pass `max_bodies` or a generator's parameters are invalid.
+/// Appends the bodies of every generator to `out` as (label, body), and the joints they make
+/// to `joints`. Fails if the total would pass `max_bodies` or a generator's parameters are
+/// invalid.
 pub fn expand(
     generators: &[Generator],
     out: &mut Vec<(String, BodyDesc)>,
+    joints: &mut Vec<JointDesc>,
     max_bodies: usize,
 ) -> Result<(), String> {
     let mut used = std::collections::BTreeMap::<&str, u32>::new();
@@ -72,7 +79,8 @@ pub fn expand(
             format!("{}{}", prefix(g), seen)
         };
         let start = out.len();
-        expand_one(g, &base, out).map_err(|e| format!("generators[{gi}] ({}): {e}", prefix(g)))?;
+        expand_one(g, &base, out, joints)
+            .map_err(|e| format!("generators[{gi}] ({}): {e}", prefix(g)))?;
         for (label, body) in &mut out[start..] {
             *label = body.name.clone().unwrap_or_default();
         }
@@ -81,7 +89,12 @@ pub fn expand(
 }
 
 /// Expands one generator.
-fn expand_one(g: &Generator, base: &str, out: &mut Vec<(String, BodyDesc)>) -> Result<(), String> {
+fn expand_one(
+    g: &Generator,
+    base: &str,
+    out: &mut Vec<(String, BodyDesc)>,
+    joints: &mut Vec<JointDesc>,
+) -> Result<(), String> {
     let mut push = |body: BodyDesc| out.push((String::new(), body));
     match g {
         Generator::Stack {
@@ -205,6 +218,63 @@ fn expand_one(g: &Generator, base: &str, out: &mut Vec<(String, BodyDesc)>) -> R
                         body.kind = *kind;
                         push(body);
                         i += 1;
+                    }
+                }
+            }
+        }
+        Generator::JointGrid {
+            columns,
+            rows,
+            radius,
+            spacing,
+            origin,
+            material,
+            color,
+        } => {
+            crate::physics::shape::check_size("radius", *radius)?;
+            crate::scene::build::finite("spacing", *spacing)?;
+            if *spacing <= 0.0 {
+                return Err(format!("spacing must be more than 0, got {spacing}"));
+            }
+            let name = |row: u32, column: u32| format!("{base}[{}]", row * columns + column);
+            let center = |row: u32, column: u32| {
+                (
+                    origin.0 + column as f32 * spacing,
+                    origin.1 - row as f32 * spacing,
+                    origin.2,
+                )
+            };
+            let ball = |a: String, b: String, anchor: V3| JointDesc::Spherical {
+                a,
+                b: Some(b),
+                anchor,
+                cone: None,
+                cone_axis: None,
+                break_force: None,
+                collide: false,
+            };
+            for row in 0..*rows {
+                for column in 0..*columns {
+                    let mut body = one_body(
+                        name(row, column),
+                        ShapeDesc::Sphere { radius: *radius },
+                        center(row, column),
+                        material,
+                        *color,
+                    );
+                    if row == 0 {
+                        body.kind = Kind::Static;
+                    }
+                    push(body);
+                    let (x, y, z) = center(row, column);
+                    if row > 0 {
+                        let anchor = (x, y + 0.5 * spacing, z);
+                        joints.push(ball(name(row, column), name(row - 1, column), anchor));
+                    }
+                    // The static top row needs no joints along it.
+                    if column > 0 && row > 0 {
+                        let anchor = (x - 0.5 * spacing, y, z);
+                        joints.push(ball(name(row, column), name(row, column - 1), anchor));
                     }
                 }
             }

@@ -801,6 +801,31 @@ pub enum Generator {
         #[serde(default)]
         seed: u64,
     },
+    /// A wall of spheres in the x–y plane, `columns` across and `rows` down, `spacing` apart,
+    /// each joined by a ball joint (at the midpoint) to the sphere above it and, below the
+    /// top row, to the one on its left; the top row static. Box3D's joint_grid benchmark is
+    /// 100 × 100.
+    JointGrid {
+        /// Spheres along +x.
+        columns: u32,
+        /// Spheres along −y (the first row is the top, static one).
+        rows: u32,
+        /// Radius of each sphere, m.
+        #[serde(default = "joint_grid_radius")]
+        radius: f32,
+        /// Centre-to-centre distance, m.
+        #[serde(default = "one")]
+        spacing: f32,
+        /// Centre of the top-left sphere, m.
+        #[serde(default)]
+        origin: V3,
+        /// Named material.
+        #[serde(default)]
+        material: Option<String>,
+        /// Display colour.
+        #[serde(default)]
+        color: Option<Color>,
+    },
     /// Standing dominoes along +x, or along an arc when `arc_deg` is not 0.
     Dominoes {
         /// Number of dominoes.
@@ -834,6 +859,9 @@ fn one() -> f32 {
 }
 fn half() -> f32 {
     0.5
+}
+fn joint_grid_radius() -> f32 {
+    0.4
 }
 fn yes() -> bool {
     true

@@ -720,6 +720,65 @@ fn two_welded_bodies_move_as_one_and_keep_their_momentum() {
     }
 }
 
+/// Joints keep only the pairs they join from colliding: four unit cubes in a 2 × 2 square,
+/// each overlapping its neighbours by 0.2 m, the bottom two joined and the top two joined.
+/// The joined pairs get no contact; the other four pairs (two above each other, two
+/// across the diagonal), whose bodies all have joints too, do; once the bottom joint goes,
+/// its pair collides again.
+#[test]
+fn a_joint_keeps_only_its_own_pair_from_colliding() {
+    let mut w = World::new(WorldSettings {
+        gravity: Vec3::ZERO,
+        enable_sleeping: false,
+        ..WorldSettings::default()
+    });
+    let cube = |w: &mut World, x: f32, y: f32| {
+        dynamic(
+            w,
+            Shape::cuboid(Vec3::splat(0.5)),
+            Vec3::new(x, y, 0.0),
+            Quat::IDENTITY,
+            0.5,
+        )
+    };
+    let (a, b) = (cube(&mut w, 0.0, 0.0), cube(&mut w, 0.8, 0.0));
+    let (c, d) = (cube(&mut w, 0.0, 0.8), cube(&mut w, 0.8, 0.8));
+    let ab = w
+        .create_joint(JointDef::spherical(
+            &w,
+            a,
+            Some(b),
+            Vec3::new(0.4, 0.0, 0.0),
+        ))
+        .unwrap();
+    w.create_joint(JointDef::spherical(
+        &w,
+        c,
+        Some(d),
+        Vec3::new(0.4, 0.8, 0.0),
+    ))
+    .unwrap();
+    let key = |x: BodyHandle, y: BodyHandle| (x.index().min(y.index()), x.index().max(y.index()));
+    let pairs = |w: &World| {
+        let mut pairs: Vec<_> = w
+            .contacts()
+            .filter(|c| c.is_touching())
+            .map(|c| (c.body_a().min(c.body_b()), c.body_a().max(c.body_b())))
+            .collect();
+        pairs.sort();
+        pairs
+    };
+    w.step(DT);
+    let mut free = vec![key(a, c), key(b, d), key(a, d), key(b, c)];
+    free.sort();
+    assert_eq!(pairs(&w), free);
+    w.remove_joint(ab);
+    w.step(DT);
+    free.push(key(a, b));
+    free.sort();
+    assert_eq!(pairs(&w), free);
+}
+
 #[test]
 fn jointed_bodies_collide_only_when_the_joint_says_so() {
     // Two unit cubes overlapping by 0.2 m, joined by a ball joint in their overlap, in zero

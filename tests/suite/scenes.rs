@@ -316,7 +316,8 @@ fn benchmark_scenes_match_their_layout() {
 /// The scenes of Box3D's benchmark layouts: `many_pyramids` is 14 × 14 wall
 /// pyramids of base 10 (55 unit cubes each), 11 m apart in x and 11.69 m in z, on a ground
 /// box 77 × 1 × 77 (half extents) whose top is y = 0; `convex_pile` is an 8 × 80 × 8 grid of
-/// one hull of 32 points on a sphere of radius 2, 4 m apart from y = 2. Both sleep never.
+/// one hull of 32 points on a sphere of radius 2, 4 m apart from y = 2; `joint_grid` is a
+/// 100 × 100 wall of jointed spheres. All sleep never.
 #[test]
 fn box3d_benchmark_scenes_match_their_layout() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/bench");
@@ -372,6 +373,30 @@ fn box3d_benchmark_scenes_match_their_layout() {
         }
     }
     assert_eq!(lowest, 2.0);
+
+    // joint_grid: 100 × 100 spheres of radius 0.4, 1 m apart in the x–y plane, the top row
+    // static; a ball joint from each sphere below the top row to the one above, and to the
+    // one on its left: 99·100 + 99·99 joints, each at the midpoint of its two spheres.
+    let s = scene::load_file(&dir.join("joint_grid.ron")).unwrap();
+    assert_eq!(s.world.body_count(), 100 * 100);
+    assert!(!s.world.settings().enable_sleeping);
+    let statics = s
+        .world
+        .bodies()
+        .filter(|(_, b)| b.body_type() == impulse::physics::BodyType::Static)
+        .inspect(|(_, b)| assert_eq!(b.position().y, 0.0))
+        .count();
+    assert_eq!(statics, 100);
+    assert_eq!(s.world.joints().count(), 99 * 100 + 99 * 99);
+    for (h, _) in s.world.joints() {
+        let (a, b) = s.world.joint_anchors(h).unwrap();
+        assert!((a - b).length() < 1e-6);
+        let joint = s.world.joint(h).unwrap().def();
+        let pa = s.world.body(joint.body_a).unwrap().position();
+        let pb = s.world.body(joint.body_b.unwrap()).unwrap().position();
+        assert!(((pa - pb).length() - 1.0).abs() < 1e-5);
+        assert!((a - 0.5 * (pa + pb)).length() < 1e-5);
+    }
 }
 
 /// A quaternion of any finite size is the rotation it points at: (1e20, 0, 0, 1e20) is a

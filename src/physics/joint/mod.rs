@@ -490,14 +490,23 @@ impl World {
         ))
     }
 
-    /// Counts a joint between two bodies that keeps them from colliding on both (`change`
-    /// 1 when it is made, −1 when it goes).
+    /// Counts a joint between two bodies that keeps them from colliding, on both bodies and
+    /// for the pair (`change` 1 when it is made, −1 when it goes).
     fn count_joint_without_contact(&mut self, def: &JointDef, change: i32) {
-        for h in [Some(def.body_a), def.body_b].into_iter().flatten() {
+        let Some(b) = def.body_b else {
+            return;
+        };
+        for h in [def.body_a, b] {
             if let Some(body) = self.bodies.get_mut(h) {
                 body.joints_without_contact =
                     body.joints_without_contact.saturating_add_signed(change);
             }
+        }
+        let (i, j) = (def.body_a.index(), b.index());
+        let count = self.joined_pairs.entry((i.min(j), i.max(j))).or_insert(0);
+        *count = count.saturating_add_signed(change);
+        if *count == 0 {
+            self.joined_pairs.remove(&(i.min(j), i.max(j)));
         }
     }
 
@@ -508,12 +517,7 @@ impl World {
                 .at(i)
                 .is_some_and(|b| b.joints_without_contact > 0)
         };
-        counted(a)
-            && counted(b)
-            && self.joints.iter().any(|(_, j)| {
-                let (ja, jb) = (j.def.body_a.index(), j.def.body_b.map(|h| h.index()));
-                !j.def.collide && ((ja == a && jb == Some(b)) || (ja == b && jb == Some(a)))
-            })
+        counted(a) && counted(b) && self.joined_pairs.contains_key(&(a.min(b), a.max(b)))
     }
 
     /// Removes the joints of body slot `index` (the body is being removed).

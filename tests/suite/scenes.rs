@@ -317,7 +317,7 @@ fn benchmark_scenes_match_their_layout() {
 /// pyramids of base 10 (55 unit cubes each), 11 m apart in x and 11.69 m in z, on a ground
 /// box 77 × 1 × 77 (half extents) whose top is y = 0; `convex_pile` is an 8 × 80 × 8 grid of
 /// one hull of 32 points on a sphere of radius 2, 4 m apart from y = 2; `joint_grid` is a
-/// 100 × 100 wall of jointed spheres. All sleep never.
+/// 100 × 100 wall of jointed spheres; `washer` 8000 cubes in a turning drum. All sleep never.
 #[test]
 fn box3d_benchmark_scenes_match_their_layout() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/bench");
@@ -396,6 +396,37 @@ fn box3d_benchmark_scenes_match_their_layout() {
         let pb = s.world.body(joint.body_b.unwrap()).unwrap().position();
         assert!(((pa - pb).length() - 1.0).abs() < 1e-5);
         assert!((a - 0.5 * (pa + pb)).length() < 1e-5);
+    }
+
+    // washer: 8000 cubes of half extent 0.2 on a 0.8 m grid centred on the drum's axis, in
+    // a kinematic drum turning at 25°/s about z: 36 ring segments, 4 paddles and its ends
+    // (a back disc and 36 front ring segments), every hull point within radius 18 and
+    // 10.5 m of the middle.
+    let s = scene::load_file(&dir.join("washer.ron")).unwrap();
+    assert_eq!(s.world.body_count(), 1 + 8000);
+    assert!(!s.world.settings().enable_sleeping);
+    let (drum, body) = s
+        .world
+        .bodies()
+        .find(|(_, b)| b.body_type() == impulse::physics::BodyType::Kinematic)
+        .unwrap();
+    let turn = body.angular_velocity();
+    assert!((turn - glam::Vec3::new(0.0, 0.0, 25f32.to_radians())).length() < 1e-6);
+    assert_eq!(s.world.body_colliders(drum).count(), 36 + 4 + 1 + 36);
+    for c in s.world.body_colliders(drum) {
+        let Shape::ConvexHull(hull) = s.world.collider(c).unwrap().shape() else {
+            panic!("a drum part is not a hull");
+        };
+        for v in &hull.vertices {
+            assert!(v.truncate().length() <= 18.0 + 1e-3 && v.z.abs() <= 10.5 + 1e-4);
+        }
+    }
+    for (_, b) in s.world.bodies().filter(|(h, _)| *h != drum) {
+        let p = b.position();
+        for axis in [p.x, p.y, p.z] {
+            let steps = (axis + 7.6) / 0.8;
+            assert!((steps - steps.round()).abs() < 1e-4 && (-0.01..19.01).contains(&steps));
+        }
     }
 }
 

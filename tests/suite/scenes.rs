@@ -317,7 +317,8 @@ fn benchmark_scenes_match_their_layout() {
 /// pyramids of base 10 (55 unit cubes each), 11 m apart in x and 11.69 m in z, on a ground
 /// box 77 × 1 × 77 (half extents) whose top is y = 0; `convex_pile` is an 8 × 80 × 8 grid of
 /// one hull of 32 points on a sphere of radius 2, 4 m apart from y = 2; `joint_grid` is a
-/// 100 × 100 wall of jointed spheres; `washer` 8000 cubes in a turning drum. All sleep never.
+/// 100 × 100 wall of jointed spheres; `washer` 8000 cubes in a turning drum; `junkyard`
+/// 10 584 hull rocks and a sweeping cylinder. All sleep never.
 #[test]
 fn box3d_benchmark_scenes_match_their_layout() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/bench");
@@ -428,6 +429,50 @@ fn box3d_benchmark_scenes_match_their_layout() {
             assert!((steps - steps.round()).abs() < 1e-4 && (-0.01..19.01).contains(&steps));
         }
     }
+
+    // junkyard: 21 × 24 × 21 copies of a hull of 10 points at radius 1.5 on a 4 m grid from
+    // (−40, 2, −40), a ground, four walls, and a kinematic arm turning at 6°/s about y whose
+    // cylinder stands 35 m out.
+    let s = scene::load_file(&dir.join("junkyard.ron")).unwrap();
+    assert_eq!(s.world.body_count(), 1 + 4 + 1 + 21 * 24 * 21);
+    assert!(!s.world.settings().enable_sleeping);
+    let (arm, body) = s
+        .world
+        .bodies()
+        .find(|(_, b)| b.body_type() == impulse::physics::BodyType::Kinematic)
+        .unwrap();
+    assert!(
+        (body.angular_velocity() - glam::Vec3::new(0.0, 6f32.to_radians(), 0.0)).length() < 1e-6
+    );
+    let cylinder = s.world.body_colliders(arm).next().unwrap();
+    let aabb = s.world.collider(cylinder).unwrap().aabb();
+    assert!((0.5 * (aabb.min + aabb.max) - glam::Vec3::new(35.0, 10.0, 0.0)).length() < 0.5);
+    let mut rocks = 0;
+    for (h, body) in s.world.bodies() {
+        if body.body_type() != impulse::physics::BodyType::Dynamic {
+            continue;
+        }
+        rocks += 1;
+        let p = body.position();
+        for (axis, origin) in [(p.x, -40.0f32), (p.y, 2.0), (p.z, -40.0)] {
+            let steps = (axis - origin) / 4.0;
+            assert!(
+                (steps - steps.round()).abs() < 1e-4,
+                "{}: {p}",
+                s.meta[&h].name
+            );
+        }
+        let collider = s.world.body_colliders(h).next().unwrap();
+        let Shape::ConvexHull(hull) = s.world.collider(collider).unwrap().shape() else {
+            panic!("{} is not a hull", s.meta[&h].name);
+        };
+        assert_eq!(hull.vertices.len(), 10);
+        assert!(hull
+            .vertices
+            .iter()
+            .all(|v| (v.length() - 1.5).abs() < 1e-3));
+    }
+    assert_eq!(rocks, 21 * 24 * 21);
 }
 
 /// A quaternion of any finite size is the rotation it points at: (1e20, 0, 0, 1e20) is a

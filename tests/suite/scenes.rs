@@ -403,7 +403,7 @@ fn box3d_benchmark_scenes_match_their_layout() {
     // a kinematic drum turning at 25°/s about z: 36 ring segments, 4 paddles and its ends
     // (a back disc and 36 front ring segments), every hull point within radius 18 and
     // 10.5 m of the middle.
-    let s = scene::load_file(&dir.join("washer.ron")).unwrap();
+    let s = scene::load_file(&dir.join("driven/washer.ron")).unwrap();
     assert_eq!(s.world.body_count(), 1 + 8000);
     assert!(!s.world.settings().enable_sleeping);
     let (drum, body) = s
@@ -433,7 +433,7 @@ fn box3d_benchmark_scenes_match_their_layout() {
     // junkyard: 21 × 24 × 21 copies of a hull of 10 points at radius 1.5 on a 4 m grid from
     // (−40, 2, −40), a ground, four walls, and a kinematic arm turning at 6°/s about y whose
     // cylinder stands 35 m out.
-    let s = scene::load_file(&dir.join("junkyard.ron")).unwrap();
+    let s = scene::load_file(&dir.join("driven/junkyard.ron")).unwrap();
     assert_eq!(s.world.body_count(), 1 + 4 + 1 + 21 * 24 * 21);
     assert!(!s.world.settings().enable_sleeping);
     let (arm, body) = s

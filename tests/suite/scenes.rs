@@ -313,6 +313,48 @@ fn benchmark_scenes_match_their_layout() {
     }
 }
 
+/// Checks that every dynamic body of `s` stands on the grid from `origin` with `spacing` and
+/// is one hull of `points` vertices at `radius` from its centre; returns how many there are
+/// and the lowest one's height.
+fn check_hull_grid(
+    s: &scene::Scene,
+    origin: glam::Vec3,
+    spacing: f32,
+    points: usize,
+    radius: f32,
+) -> (usize, f32) {
+    let (mut count, mut lowest) = (0, f32::INFINITY);
+    for (h, body) in s.world.bodies() {
+        if body.body_type() != impulse::physics::BodyType::Dynamic {
+            continue;
+        }
+        count += 1;
+        let p = body.position();
+        lowest = lowest.min(p.y);
+        for (axis, start) in [(p.x, origin.x), (p.y, origin.y), (p.z, origin.z)] {
+            let steps = (axis - start) / spacing;
+            assert!(
+                (steps - steps.round()).abs() < 1e-4,
+                "{}: {p}",
+                s.meta[&h].name
+            );
+        }
+        let collider = s.world.body_colliders(h).next().unwrap();
+        let Shape::ConvexHull(hull) = s.world.collider(collider).unwrap().shape() else {
+            panic!("{} is not a hull", s.meta[&h].name);
+        };
+        assert_eq!(hull.vertices.len(), points);
+        for v in &hull.vertices {
+            assert!(
+                (v.length() - radius).abs() < 1e-3,
+                "a vertex {} from the centre",
+                v.length()
+            );
+        }
+    }
+    (count, lowest)
+}
+
 /// The scenes of Box3D's benchmark layouts: `many_pyramids` is 14 × 14 wall
 /// pyramids of base 10 (55 unit cubes each), 11 m apart in x and 11.69 m in z, on a ground
 /// box 77 × 1 × 77 (half extents) whose top is y = 0; `convex_pile` is an 8 × 80 × 8 grid of
@@ -345,34 +387,8 @@ fn box3d_benchmark_scenes_match_their_layout() {
     let s = scene::load_file(&dir.join("convex_pile.ron")).unwrap();
     assert_eq!(s.world.body_count(), 1 + 8 * 80 * 8);
     assert!(!s.world.settings().enable_sleeping);
-    let mut lowest = f32::INFINITY;
-    for (h, body) in s.world.bodies() {
-        if body.body_type() != impulse::physics::BodyType::Dynamic {
-            continue;
-        }
-        lowest = lowest.min(body.position().y);
-        let p = body.position();
-        for (axis, origin) in [(p.x, -14.0f32), (p.y, 2.0), (p.z, -14.0)] {
-            let steps = (axis - origin) / 4.0;
-            assert!(
-                (steps - steps.round()).abs() < 1e-4,
-                "{}: {p}",
-                s.meta[&h].name
-            );
-        }
-        let collider = s.world.body_colliders(h).next().unwrap();
-        let Shape::ConvexHull(hull) = s.world.collider(collider).unwrap().shape() else {
-            panic!("{} is not a hull", s.meta[&h].name);
-        };
-        assert_eq!(hull.vertices.len(), 32);
-        for v in &hull.vertices {
-            assert!(
-                (v.length() - 2.0).abs() < 1e-3,
-                "a vertex {} from the centre",
-                v.length()
-            );
-        }
-    }
+    let (count, lowest) = check_hull_grid(&s, glam::Vec3::new(-14.0, 2.0, -14.0), 4.0, 32, 2.0);
+    assert_eq!(count, 8 * 80 * 8);
     assert_eq!(lowest, 2.0);
 
     // joint_grid: 100 × 100 spheres of radius 0.4, 1 m apart in the x–y plane, the top row
@@ -447,31 +463,7 @@ fn box3d_benchmark_scenes_match_their_layout() {
     let cylinder = s.world.body_colliders(arm).next().unwrap();
     let aabb = s.world.collider(cylinder).unwrap().aabb();
     assert!((0.5 * (aabb.min + aabb.max) - glam::Vec3::new(35.0, 10.0, 0.0)).length() < 0.5);
-    let mut rocks = 0;
-    for (h, body) in s.world.bodies() {
-        if body.body_type() != impulse::physics::BodyType::Dynamic {
-            continue;
-        }
-        rocks += 1;
-        let p = body.position();
-        for (axis, origin) in [(p.x, -40.0f32), (p.y, 2.0), (p.z, -40.0)] {
-            let steps = (axis - origin) / 4.0;
-            assert!(
-                (steps - steps.round()).abs() < 1e-4,
-                "{}: {p}",
-                s.meta[&h].name
-            );
-        }
-        let collider = s.world.body_colliders(h).next().unwrap();
-        let Shape::ConvexHull(hull) = s.world.collider(collider).unwrap().shape() else {
-            panic!("{} is not a hull", s.meta[&h].name);
-        };
-        assert_eq!(hull.vertices.len(), 10);
-        assert!(hull
-            .vertices
-            .iter()
-            .all(|v| (v.length() - 1.5).abs() < 1e-3));
-    }
+    let (rocks, _) = check_hull_grid(&s, glam::Vec3::new(-40.0, 2.0, -40.0), 4.0, 10, 1.5);
     assert_eq!(rocks, 21 * 24 * 21);
 }
 

@@ -305,7 +305,7 @@ mod tests {
     /// [`solve_symmetric`] against the pivoted elimination it stands in for: random
     /// K = Aᵀ·A (positive definite, conditions up to 10⁵), the same x to 10⁻⁶ (both solve
     /// in f64 and round to f32); and where K is singular along a direction (a locked axis)
-    /// or nearly so, still no push along it.
+    /// or nearly so, no push along it.
     #[test]
     fn the_three_by_three_solve_matches_the_elimination() {
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
@@ -349,7 +349,7 @@ mod tests {
         // A locked axis: K = diag(2, 3, 0) gives nothing along z, whatever b asks there.
         let x = solve_symmetric(Mat3::from_diagonal(Vec3::new(2.0, 3.0, 0.0)), Vec3::ONE);
         assert_eq!(x, Vec3::new(0.5, 1.0 / 3.0, 0.0));
-        // Nearly locked (10⁻⁸ of the easiest direction): still left out.
+        // Nearly locked (10⁻⁸ of the easiest direction): left out too.
         let x = solve_symmetric(Mat3::from_diagonal(Vec3::new(2.0, 3.0, 2.0e-8)), Vec3::ONE);
         assert_eq!(x.z, 0.0);
     }

@@ -314,8 +314,8 @@ pub(crate) struct StepScratch {
     pub joints: Vec<super::joint::JointConstraint>,
     /// Buffers of the jointed islands' direct solve.
     pub joint_blocks: super::joint::BlockScratch,
-    /// Pairs of jointed awake dynamic bodies (solver indices), for the islands.
-    pub joint_pairs: Vec<(u32, u32)>,
+    /// Pairs of jointed awake dynamic bodies (solver indices and masses), for the islands.
+    pub joint_pairs: Vec<(u32, u32, f32, f32)>,
     /// The narrow phase's results, one per piece of the contact list (`world_contacts.rs`).
     pub narrow_chunks: Vec<super::world_contacts::NarrowChunk>,
     pub new_pairs: Vec<(u32, u32)>,

@@ -325,7 +325,7 @@ impl World {
         }
         self.scratch.kinematic_count = kinematic as usize;
 
-        // 2. Islands and the largest mass ratio across each island's contacts.
+        // 2. Islands and the largest mass ratio across each island's contacts and joints.
         self.build_islands(count as usize);
 
         // 3. Sub-step groups; dynamic bodies re-indexed group by group when there are several.
@@ -337,7 +337,7 @@ impl World {
 
     /// Union–find over touching contacts between awake dynamic bodies (static and kinematic
     /// bodies do not join islands: a floor would otherwise make the whole scene one island),
-    /// and per root the largest mass ratio of two touching dynamic bodies.
+    /// and per root the largest mass ratio of two touching or jointed dynamic bodies.
     pub(crate) fn build_islands(&mut self, count: usize) {
         let first_dynamic = 1 + self.scratch.kinematic_count as u32;
         // Jointed bodies form one island with each other, like touching ones.
@@ -402,8 +402,7 @@ impl World {
                 }
             });
         }
-        let linked = pairs.iter().map(|&(a, b, _, _)| (a, b));
-        for (ia, ib) in linked.chain(jointed.iter().copied()) {
+        for &(ia, ib, _, _) in pairs.iter().chain(&jointed) {
             let (ra, rb) = (find_root(parent, ia), find_root(parent, ib));
             if ra != rb {
                 // Smaller index as root: deterministic.
@@ -411,16 +410,16 @@ impl World {
                 parent[hi as usize] = lo;
             }
         }
-        scratch.joint_pairs = jointed;
         let ratio = &mut scratch.island_ratio;
         ratio.clear();
         ratio.resize(count, 1.0);
-        for &(ia, _, ma, mb) in &scratch.island_pairs {
+        for &(ia, _, ma, mb) in scratch.island_pairs.iter().chain(&jointed) {
             if ma > 0.0 && mb > 0.0 {
                 let root = find_root(parent, ia) as usize;
                 ratio[root] = ratio[root].max((ma / mb).max(mb / ma));
             }
         }
+        scratch.joint_pairs = jointed;
     }
 
     /// Sorts the islands into sub-step groups and, when there is more than one group,

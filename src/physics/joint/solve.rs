@@ -380,9 +380,13 @@ fn block_rows(index: u32, c: &JointConstraint, bodies: &[SolverBody], rows: &mut
 }
 
 impl World {
-    /// The solver indices of jointed awake dynamic bodies (they form one island), into
-    /// `out` (a buffer kept from step to step).
-    pub(crate) fn joint_island_pairs(&self, first_dynamic: u32, out: &mut Vec<(u32, u32)>) {
+    /// The solver indices and masses of jointed awake dynamic bodies (they form one
+    /// island), into `out` (a buffer kept from step to step).
+    pub(crate) fn joint_island_pairs(
+        &self,
+        first_dynamic: u32,
+        out: &mut Vec<(u32, u32, f32, f32)>,
+    ) {
         out.clear();
         out.extend(self.joints.iter().filter_map(|(_, j)| {
             let a = self.bodies.get(j.def.body_a)?;
@@ -391,7 +395,7 @@ impl World {
                 && b.solver_index >= first_dynamic
                 && a.solver_index != super::super::body::NULL
                 && b.solver_index != super::super::body::NULL)
-                .then_some((a.solver_index, b.solver_index))
+                .then_some((a.solver_index, b.solver_index, a.mass(), b.mass()))
         }));
     }
 

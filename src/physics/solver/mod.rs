@@ -93,7 +93,13 @@
 //! resolve rocks. An island whose touching bodies differ in mass by more than
 //! [`MASS_RATIO_FREE`](super::constants::MASS_RATIO_FREE) is solved with more sub-steps and
 //! contacts stiffer in proportion, so the depth of a heavy body on a light one stays about
-//! what equal masses give. Other islands keep the base count and cost nothing extra.
+//! what equal masses give. Jointed bodies count as touching: the joints of a light body
+//! between heavy ones are solved one after another, each undoing part of what the last
+//! gave it, and at the base count a half-milligram body on a rope and a ball joint to
+//! bodies a hundred and two thousand times heavier pumped them to the speed cap, where
+//! twice the sub-steps keep its energy level
+//! (`tests/corpus/joints/locked_microgram_rope_cone_energy.ron`). Other islands keep the
+//! base count and cost nothing extra.
 //!
 //! The separation is tracked during the step without re-running collision: each body
 //! accumulates its displacement Δx and rotation Δq, and the contact's two material points

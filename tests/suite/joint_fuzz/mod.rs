@@ -23,9 +23,9 @@
 //!
 //! Runs (sleeping is off in every world):
 //! - `cargo test --test suite joint_fuzz`: the generator's own checks, the check itself
-//!   against the shipped jointed scenes and Newton's cradle; `--include-ignored` adds 64
-//!   small worlds (3 to 16 bodies, 5 s each) and the reduced failures in
-//!   `tests/corpus/joints/`, which still fail in part (their `ignore` reasons say how);
+//!   against the shipped jointed scenes and Newton's cradle, 64 small worlds (3 to 16
+//!   bodies, 5 s each) and the reduced failures in `tests/corpus/joints/`;
+//!   `--include-ignored` adds those in `tests/corpus/joints/failing/`, which still fail;
 //! - `cargo test --release --test suite joint_fuzz::measure -- --ignored --nocapture`: 300
 //!   large worlds (10 to 200 bodies, 10 s each): freeze and energy-gain rates by class and by
 //!   what the worlds hold, how many fail with their joints removed too (contacts alone), and
@@ -157,7 +157,6 @@ fn generated_worlds_start_with_every_joint_satisfied() {
 
 /// The default run: small worlds, all of which must keep every body and their energy.
 #[test]
-#[ignore = "fails today: 4 of the 64 small worlds freeze or gain energy (milligram bodies on joints and contacts)"]
 fn random_jointed_worlds_neither_freeze_nor_gain_energy() {
     let mut failures = Vec::new();
     for seed in 1..=SMALL_WORLDS {

@@ -4,7 +4,9 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use impulse::physics::{BodyDef, BodyType, ColliderDef, Quat, Shape, Vec3, World, WorldSettings};
+use impulse::physics::{
+    BodyDef, BodyType, ColliderDef, JointDef, Quat, Shape, Vec3, World, WorldSettings,
+};
 
 struct Counting;
 
@@ -63,13 +65,47 @@ fn resting(n: usize) -> World {
     world
 }
 
+/// A chain of `links` 0.4 m boxes hanging from the world by ball joints at x = −6, the
+/// last two welded, with a hinged box below them (every joint kind the island's block
+/// solves), and a light link in the middle (1/100 of the others: more sub-steps for the
+/// island).
+fn hang_chain(world: &mut World, links: usize) {
+    let mut above = None;
+    for i in 0..links {
+        let top = 10.0 - i as f32 * 0.5;
+        let body = world.create_body(BodyDef {
+            position: Vec3::new(-6.0, top - 0.25, 0.0),
+            ..BodyDef::default()
+        });
+        let density = if i == links / 2 { 0.01 } else { 1.0 };
+        world
+            .add_collider(
+                body,
+                ColliderDef::new(Shape::cuboid(Vec3::new(0.1, 0.2, 0.1))).with_density(density),
+            )
+            .unwrap();
+        let anchor = Vec3::new(-6.0, top, 0.0);
+        let def = if i + 1 == links {
+            JointDef::revolute(world, body, above, anchor, Vec3::Z)
+        } else if i + 2 == links {
+            JointDef::fixed(world, body, above, anchor)
+        } else {
+            JointDef::spherical(world, body, above, anchor)
+        };
+        world.create_joint(def).unwrap();
+        above = Some(body);
+    }
+}
+
 /// One thread, and three: with three the narrow phase's contacts are split into pieces
 /// (a few hundred contacts) and the solver's stages shared by the team's threads, whose
-/// buffers are kept too, and handing work to the team allocates nothing.
+/// buffers are kept too, and handing work to the team allocates nothing. A jointed chain
+/// hangs beside the bodies ([`hang_chain`]): its block solve keeps its buffers as well.
 #[test]
 fn resting_steps_allocate_nothing() {
     for (n, workers) in [(30, 1), (30, 3), (300, 3)] {
         let mut world = resting(n);
+        hang_chain(&mut world, 12);
         world.set_workers(workers).unwrap();
         for _ in 0..300 {
             world.step(1.0 / 60.0);

@@ -629,7 +629,9 @@ impl World {
     /// 3. solve: sub-stepped soft contacts with integration inside, island group by island
     ///    group (see `solver/mod.rs` and `world_solve.rs`);
     /// 4. finalize: bodies written back, colliders and proxies moved;
-    /// 5. islands: resting islands fall asleep.
+    /// 5. continuous: each fast body with `ccd` is swept over its motion in the step and put
+    ///    back at its first time of impact (see `continuous.rs`);
+    /// 6. islands: resting islands fall asleep.
     ///
     /// A non-positive or non-finite `dt` does nothing. The step uses up to
     /// [`World::workers`] threads and its result is the same bit for bit at any count.

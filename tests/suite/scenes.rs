@@ -313,6 +313,17 @@ fn benchmark_scenes_match_their_layout() {
     }
 }
 
+/// The first kinematic body of `s`, checked to turn at `turn` (rad/s).
+fn kinematic_turning(s: &scene::Scene, turn: glam::Vec3) -> impulse::physics::BodyHandle {
+    let (handle, body) = s
+        .world
+        .bodies()
+        .find(|(_, b)| b.body_type() == impulse::physics::BodyType::Kinematic)
+        .expect("a kinematic body");
+    assert!((body.angular_velocity() - turn).length() < 1e-6);
+    handle
+}
+
 /// Checks that every dynamic body of `s` stands on the grid from `origin` with `spacing` and
 /// is one hull of `points` vertices at `radius` from its centre; returns how many there are
 /// and the lowest one's height.
@@ -422,13 +433,7 @@ fn box3d_benchmark_scenes_match_their_layout() {
     let s = scene::load_file(&dir.join("driven/washer.ron")).unwrap();
     assert_eq!(s.world.body_count(), 1 + 8000);
     assert!(!s.world.settings().enable_sleeping);
-    let (drum, body) = s
-        .world
-        .bodies()
-        .find(|(_, b)| b.body_type() == impulse::physics::BodyType::Kinematic)
-        .unwrap();
-    let turn = body.angular_velocity();
-    assert!((turn - glam::Vec3::new(0.0, 0.0, 25f32.to_radians())).length() < 1e-6);
+    let drum = kinematic_turning(&s, glam::Vec3::new(0.0, 0.0, 25f32.to_radians()));
     assert_eq!(s.world.body_colliders(drum).count(), 36 + 4 + 1 + 36);
     for c in s.world.body_colliders(drum) {
         let Shape::ConvexHull(hull) = s.world.collider(c).unwrap().shape() else {
@@ -452,14 +457,7 @@ fn box3d_benchmark_scenes_match_their_layout() {
     let s = scene::load_file(&dir.join("driven/junkyard.ron")).unwrap();
     assert_eq!(s.world.body_count(), 1 + 4 + 1 + 21 * 24 * 21);
     assert!(!s.world.settings().enable_sleeping);
-    let (arm, body) = s
-        .world
-        .bodies()
-        .find(|(_, b)| b.body_type() == impulse::physics::BodyType::Kinematic)
-        .unwrap();
-    assert!(
-        (body.angular_velocity() - glam::Vec3::new(0.0, 6f32.to_radians(), 0.0)).length() < 1e-6
-    );
+    let arm = kinematic_turning(&s, glam::Vec3::new(0.0, 6f32.to_radians(), 0.0));
     let cylinder = s.world.body_colliders(arm).next().unwrap();
     let aabb = s.world.collider(cylinder).unwrap().aabb();
     assert!((0.5 * (aabb.min + aabb.max) - glam::Vec3::new(35.0, 10.0, 0.0)).length() < 0.5);

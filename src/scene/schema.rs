@@ -141,7 +141,8 @@ pub enum JointDesc {
         anchor_b: V3,
         /// Length at rest, m.
         rest_length: f32,
-        /// Frequency, Hz.
+        /// Natural frequency of the bodies' masses on the spring, Hz (stiffness m·(2π·hertz)²,
+        /// m the reduced mass of the two bodies, or the body's own against the world).
         hertz: f32,
         /// Damping ratio (1: critical).
         #[serde(default)]

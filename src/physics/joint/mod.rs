@@ -101,7 +101,9 @@ pub enum JointKind {
     Spring {
         /// Length at rest, m.
         rest_length: f32,
-        /// Natural frequency for the attached mass, Hz.
+        /// Natural frequency of the bodies' masses on the spring, Hz: stiffness
+        /// k = m·(2π·hertz)², m the reduced mass m_a·m_b/(m_a + m_b) (a body's own mass
+        /// against the world), fixed however the bodies turn.
         hertz: f32,
         /// Damping ratio (1: critical).
         damping_ratio: f32,

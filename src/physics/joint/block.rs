@@ -86,9 +86,10 @@ const LOCK_PROBE: f64 = 1.0e-3;
 /// (a 10 kg ball on 0.1 kg links: 0.1 %).
 const BLOCK_REGULARIZATION: f64 = 1.0e-4;
 
-/// A row whose K_ii is below this fraction of what its J would give on bodies free in
-/// every direction (|J_lin|²·max m⁻¹ + |J_ang|²·max |I⁻¹|, per body) is left out of the
-/// block: it asks for motion along a locked axis, and exists only through rounding (a
+/// A row whose part of K_ii on each of its bodies is below this fraction of what its J
+/// would give on that body were it free in every direction (|J_lin|²·max m⁻¹ +
+/// |J_ang|²·max |I⁻¹|; [`Row::along_locks_only`]) is left out of the block: it asks for
+/// motion along locked axes only, and exists only through rounding (a
 /// hinge's alignment row on a planar body, its axis drifted 10⁻⁵ rad off z: 10⁻¹⁰). Solving
 /// it would turn its error into a push of error·bias/|J|, 60 rad/s from 10⁻⁵ rad.
 /// Real rows sit far above (a needle of aspect 1000 gives 10⁻⁶ across its axis).
@@ -161,31 +162,33 @@ impl Row {
             + self.angular_b.dot(b.angular_velocity)
     }
 
-    /// |J_lin|²·max m⁻¹ + |J_ang|²·max |I⁻¹| over its moving bodies: the scale of K_ii
-    /// had the bodies no locked axis ([`ROW_MOBILITY_TOLERANCE`]).
-    fn free_scale(&self, bodies: &[SolverBody]) -> f64 {
+    /// Whether every moving body sees this row only along axes it is locked about: its
+    /// part of K_ii, J·M⁻¹·Jᵀ for that body alone, is below [`ROW_MOBILITY_TOLERANCE`] of
+    /// what it would be had the body no locked axis (|J_lin|²·max m⁻¹ + |J_ang|²·max |I⁻¹|).
+    /// Body by body: a row that a light body sees along its locks and a heavy one moves
+    /// along freely is a real row, however small the heavy body's part.
+    fn along_locks_only(&self, bodies: &[SolverBody]) -> bool {
         let side = |index: u32, inv_mass: Vec3, linear: Vec3, angular: Vec3| {
             if index == 0 {
-                return 0.0;
+                return true;
             }
-            let m = bodies[index as usize].inv_inertia;
-            let largest = [m.x_axis, m.y_axis, m.z_axis]
-                .iter()
-                .map(|c| c.abs().max_element())
-                .fold(0.0f32, f32::max);
-            linear.length_squared() as f64 * inv_mass.max_element() as f64
-                + angular.length_squared() as f64 * largest as f64
+            let body = &bodies[index as usize];
+            let (largest_linear, largest_angular) = mobility(body, inv_mass);
+            let free = linear.length_squared() as f64 * largest_linear as f64
+                + angular.length_squared() as f64 * largest_angular as f64;
+            let own = dot64(linear, inv_mass * linear) + dot64(angular, body.inv_inertia * angular);
+            own < ROW_MOBILITY_TOLERANCE * free
         };
         side(self.a, self.inv_mass_a, self.linear_a, self.angular_a)
-            + side(self.b, self.inv_mass_b, self.linear_b, self.angular_b)
+            && side(self.b, self.inv_mass_b, self.linear_b, self.angular_b)
     }
 
-    /// J_i·P·J_jᵀ of this row (i) and `other` (j), P each body's mobility along the axes
-    /// it is locked about only: its largest m⁻¹ on each locked translation axis, its
-    /// largest |I⁻¹| entry on each locked rotation axis ([`LOCK_PROBE`]). A locked world
-    /// axis is one whose entry of the row's inverse masses, or whose diagonal entry of the
-    /// body's inverse inertia, is exactly 0 (`Locks::inv_inertia` clears its row and column).
-    fn probe_entry(&self, other: &Row, bodies: &[SolverBody]) -> f64 {
+    /// J_i·P·J_jᵀ of this row (i) and `other` (j), P each body's probe mobility
+    /// (`scales`, per side of this row: linear, angular) along the axes it is locked about
+    /// only ([`LOCK_PROBE`], [`probe_scales`]). A locked world axis is one whose entry of
+    /// the row's inverse masses, or whose diagonal entry of the body's inverse inertia, is
+    /// exactly 0 (`Locks::inv_inertia` clears its row and column).
+    fn probe_entry(&self, scales: [(f32, f32); 2], other: &Row, bodies: &[SolverBody]) -> f64 {
         let sides = |r: &Row| {
             [
                 (r.a, r.inv_mass_a, r.linear_a, r.angular_a),
@@ -193,7 +196,9 @@ impl Row {
             ]
         };
         let mut entry = 0.0f64;
-        for (body, inv_mass, linear, angular) in sides(self) {
+        for ((body, inv_mass, linear, angular), (linear_scale, angular_scale)) in
+            sides(self).into_iter().zip(scales)
+        {
             if body == 0 {
                 continue;
             }
@@ -206,13 +211,9 @@ impl Row {
             if locked_linear == Vec3::ZERO && locked_angular == Vec3::ZERO {
                 continue;
             }
-            let turn = [m.x_axis, m.y_axis, m.z_axis]
-                .iter()
-                .map(|c| c.abs().max_element())
-                .fold(0.0f32, f32::max);
             let (linear_probe, angular_probe) = (
-                inv_mass.max_element() * locked_linear * linear,
-                turn * locked_angular * angular,
+                linear_scale * locked_linear * linear,
+                angular_scale * locked_angular * angular,
             );
             for (other_body, _, other_linear, other_angular) in sides(other) {
                 if other_body == body {
@@ -272,6 +273,10 @@ pub(crate) struct BlockScratch {
     probe: Vec<f64>,
     /// Whether each row moves a body along an axis it is locked about.
     reaches_lock: Vec<bool>,
+    /// Each row's sides' probe mobility ([`probe_scales`]).
+    probe_scales: Vec<[(f32, f32); 2]>,
+    /// Per solver body, its joint partners' largest mobility ([`probe_scales`]).
+    partners: Vec<Option<(f32, f32)>>,
     /// Union–find parents and equality-row counts per solver body (`assign_blocks`).
     pub parent: Vec<u32>,
     pub row_count: Vec<u32>,
@@ -615,7 +620,7 @@ fn assemble(scratch: &mut BlockScratch, plan: IslandPlan<'_>, bodies: &[SolverBo
         }
     }
     for (i, r) in rows.iter().enumerate() {
-        if k[i * n + i] < ROW_MOBILITY_TOLERANCE * r.free_scale(bodies) {
+        if r.along_locks_only(bodies) {
             for j in 0..n {
                 k[i * n + j] = 0.0;
                 k[j * n + i] = 0.0;
@@ -628,17 +633,75 @@ fn assemble(scratch: &mut BlockScratch, plan: IslandPlan<'_>, bodies: &[SolverBo
     probe.clear();
     let reaches_lock = &mut scratch.reaches_lock;
     reaches_lock.clear();
+    if !rows.iter().any(|r| r.locked) {
+        return;
+    }
+    let scales = &mut scratch.probe_scales;
+    probe_scales(rows, bodies, &mut scratch.partners, scales);
     reaches_lock.extend((0..n).map(|i| {
-        rows[i].locked && k[i * n + i] != 0.0 && rows[i].probe_entry(&rows[i], bodies) != 0.0
+        rows[i].locked
+            && k[i * n + i] != 0.0
+            && rows[i].probe_entry(scales[i], &rows[i], bodies) != 0.0
     }));
     if reaches_lock.iter().any(|&l| l) {
         probe.extend_from_slice(k);
         for i in (0..n).filter(|&i| reaches_lock[i]) {
             for j in (0..n).filter(|&j| reaches_lock[j]) {
-                probe[i * n + j] += LOCK_PROBE * rows[i].probe_entry(&rows[j], bodies);
+                probe[i * n + j] += LOCK_PROBE * rows[i].probe_entry(scales[i], &rows[j], bodies);
             }
         }
     }
+}
+
+/// A body's largest inverse mass along its free axes and largest |I⁻¹| entry, as a row's
+/// side (`inv_mass` with its locked axes 0) sees it.
+fn mobility(body: &SolverBody, inv_mass: Vec3) -> (f32, f32) {
+    let m = body.inv_inertia;
+    let turn = [m.x_axis, m.y_axis, m.z_axis]
+        .iter()
+        .map(|c| c.abs().max_element())
+        .fold(0.0f32, f32::max);
+    (inv_mass.max_element(), turn)
+}
+
+/// Each row's sides' probe mobility (linear, angular), the same for a body in every row:
+/// the smaller of the body's own mobility ([`mobility`]) and the largest of its joint
+/// partners' in the island (its own where its only partner is the world). A row that a
+/// heavy body answers and a light one sees along its locks is then measured against what
+/// the heavy body can move: probed with the light body's own mobility, a locked axis of a
+/// 3 mg body would outweigh a 0.2 kg body's whole answer and mark a real row dependent.
+/// `partners` is work space, one entry per solver body (only the island's are touched).
+fn probe_scales(
+    rows: &[Row],
+    bodies: &[SolverBody],
+    partners: &mut Vec<Option<(f32, f32)>>,
+    scales: &mut Vec<[(f32, f32); 2]>,
+) {
+    partners.resize(bodies.len(), None);
+    for r in rows {
+        partners[r.a as usize] = None;
+        partners[r.b as usize] = None;
+    }
+    for r in rows.iter().filter(|r| r.a != 0 && r.b != 0) {
+        for (this, other, other_inv_mass) in [(r.a, r.b, r.inv_mass_b), (r.b, r.a, r.inv_mass_a)] {
+            let (l, t) = mobility(&bodies[other as usize], other_inv_mass);
+            let (ml, mt) = partners[this as usize].unwrap_or((0.0, 0.0));
+            partners[this as usize] = Some((ml.max(l), mt.max(t)));
+        }
+    }
+    scales.clear();
+    scales.extend(rows.iter().map(|r| {
+        [(r.a, r.inv_mass_a), (r.b, r.inv_mass_b)].map(|(body, inv_mass)| {
+            if body == 0 {
+                return (0.0, 0.0);
+            }
+            let own = mobility(&bodies[body as usize], inv_mass);
+            match partners[body as usize] {
+                Some((l, t)) => (own.0.min(l), own.1.min(t)),
+                None => own,
+            }
+        })
+    }));
 }
 
 /// Solves `scratch.k`·x = `scratch.rhs` into `scratch.x` (K row-major, n × n, symmetric
@@ -807,6 +870,7 @@ pub(crate) fn eliminate(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::physics::math::Mat3;
 
     /// [`eliminate`] on a row-major K and rhs, returning x.
     fn solve(mut k: Vec<f64>, mut rhs: Vec<f64>) -> Vec<f64> {
@@ -1012,5 +1076,82 @@ mod tests {
                 scratch.x
             );
         }
+    }
+
+    /// A 30 mg body (m⁻¹ 3·10⁷ 1/kg on x and z, its y locked; it turns about x only, I⁻¹
+    /// 10¹⁰) jointed to a 0.2 kg one (m⁻¹ 5, I⁻¹ 50), and to the world.
+    fn light_and_heavy() -> (Vec<SolverBody>, Vec3, Vec3) {
+        let body = |inv_mass: f32, inv_inertia: Mat3| SolverBody {
+            inv_mass,
+            inv_inertia,
+            ..SolverBody::STATIC
+        };
+        let light = body(3.0e7, Mat3::from_diagonal(Vec3::new(1.0e10, 0.0, 0.0)));
+        let heavy = body(5.0, Mat3::from_diagonal(Vec3::splat(50.0)));
+        let bodies = vec![SolverBody::STATIC, light, heavy];
+        (bodies, Vec3::new(3.0e7, 0.0, 3.0e7), Vec3::splat(5.0))
+    }
+
+    fn row(a: u32, b: u32, inv_mass: (Vec3, Vec3), j: [Vec3; 4]) -> Row {
+        Row {
+            joint: 0,
+            slot: Slot::Linear(1),
+            a,
+            b,
+            linear_a: j[0],
+            angular_a: j[1],
+            linear_b: j[2],
+            angular_b: j[3],
+            inv_mass_a: inv_mass.0,
+            inv_mass_b: inv_mass.1,
+            locked: true,
+            error: 0.0,
+            one_sided: false,
+        }
+    }
+
+    /// The vertical row of a ball joint between the light body (its arm along x, so the
+    /// row turns it about z, which it may not) and the heavy one: the light body sees it
+    /// along its locks only, the heavy one moves along it freely (K_ii = 5 of the heavy
+    /// body, 10⁻⁸ of the light body's free mobility 4·10⁸): a real row, kept. The same row
+    /// to the world sees locked axes only and is left out.
+    #[test]
+    fn a_row_is_along_locks_only_when_every_body_sees_it_so() {
+        let (bodies, light, heavy) = light_and_heavy();
+        let arm = Vec3::new(0.2, 0.0, 0.0);
+        let up = Vec3::Y;
+        let shared = row(1, 2, (light, heavy), [-up, -arm.cross(up), up, Vec3::ZERO]);
+        assert!(!shared.along_locks_only(&bodies));
+        let to_world = row(
+            1,
+            0,
+            (light, Vec3::ZERO),
+            [-up, -arm.cross(up), Vec3::ZERO, Vec3::ZERO],
+        );
+        assert!(to_world.along_locks_only(&bodies));
+    }
+
+    /// The lock probe's mobility for the light body is its heavy partner's (5 and 50, not
+    /// 3·10⁷ and 10¹⁰); for a body whose only partner is the world, its own; for the heavy
+    /// body, its own (smaller than the light partner's).
+    #[test]
+    fn the_lock_probe_takes_the_smaller_of_a_body_and_its_partners_mobility() {
+        let (bodies, light, heavy) = light_and_heavy();
+        let j = [Vec3::X, Vec3::Z, -Vec3::X, Vec3::ZERO];
+        let rows = [
+            row(1, 2, (light, heavy), j),
+            row(1, 0, (light, Vec3::ZERO), j),
+        ];
+        let (mut partners, mut scales) = (Vec::new(), Vec::new());
+        probe_scales(&rows, &bodies, &mut partners, &mut scales);
+        assert_eq!(scales[0], [(5.0, 50.0), (5.0, 50.0)]);
+        assert_eq!(scales[1], [(5.0, 50.0), (0.0, 0.0)]);
+        let alone = [
+            row(2, 0, (heavy, Vec3::ZERO), j),
+            row(1, 0, (light, Vec3::ZERO), j),
+        ];
+        probe_scales(&alone, &bodies, &mut partners, &mut scales);
+        assert_eq!(scales[0][0], (5.0, 50.0));
+        assert_eq!(scales[1][0], (3.0e7, 1.0e10));
     }
 }

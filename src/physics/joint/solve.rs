@@ -157,6 +157,22 @@ pub(crate) fn solve_joints(
         soft: Softness::new(JOINT_HERTZ, JOINT_DAMPING_RATIO, h),
         h,
     };
+    if pass != JointPass::WarmStart {
+        // The contacts apply their impulses with the scalar mass and leave velocity along
+        // a body's locked translation axes until the speed caps take it out
+        // (`clamp_speeds`); the joints must not see it. Read as a rate of their rows, it is
+        // motion no impulse of theirs can change (their inverse masses are 0 there), and
+        // the block would answer it through the free directions: a push that adds energy.
+        for c in joints.iter().filter(|c| c.group == group && c.locked) {
+            for (index, inv_mass) in [(c.a, c.inv_mass_a), (c.b, c.inv_mass_b)] {
+                let body = &mut bodies[index as usize];
+                if index != 0 && body.inv_mass > 0.0 {
+                    body.linear_velocity *=
+                        Vec3::select(inv_mass.cmpeq(Vec3::ZERO), Vec3::ZERO, Vec3::ONE);
+                }
+            }
+        }
+    }
     for c in joints.iter_mut().filter(|c| c.group == group) {
         if pass == JointPass::WarmStart {
             c.forget_block_impulses();

@@ -16,15 +16,16 @@
 //!   to B it had when the joint was made. The point rows are the spherical joint's; the
 //!   angular error is θ = 2·vec(q_a·(q_b·q_ref)⁻¹) (small angles), its rate ω_a − ω_b,
 //!   K = I_a⁻¹ + I_b⁻¹.
-//! - **spring** (`spring.rs`): a soft distance of its own `hertz` and `damping_ratio` about
-//!   `rest_length`; a bungee pulls only when stretched.
+//! - **spring** (`spring.rs`): a force −k·x − c·ẋ along the line between the anchors, x
+//!   the stretch past `rest_length`, k = m·(2π·hertz)² and c = 2·ζ·m·2π·hertz with m the
+//!   bodies' reduced mass; a bungee pulls only when stretched.
 //!
 //! The rigid rows are soft in the biased pass (Box2D v3's joint softness: [`JOINT_HERTZ`],
 //! [`JOINT_DAMPING_RATIO`]) and rigid in the relax pass, exactly like contacts. A spring is
 //! solved in the biased pass only (relaxing it would take out the velocity the spring gave):
 //! its force explicit and its damping implicit, so an undamped spring keeps its energy, up
-//! to [`SYMPLECTIC_SPRING_LIMIT`]; stiffer springs take the soft step with their own
-//! frequency, which is stable at any stiffness but loses energy. Joints are solved after each
+//! to [`SYMPLECTIC_SPRING_LIMIT`]; stiffer springs are solved implicitly with the same k
+//! and c, which is stable at any stiffness but loses energy. Joints are solved after each
 //! pass over the contacts' colours: a jointed island of up to `block::MAX_BLOCK_ROWS` rows
 //! (and `block::MAX_BLOCK_WORK`) solves its equality rows and limits together, directly,
 //! with no warm start (`block.rs`); its motors and springs, and every joint of a larger

@@ -458,10 +458,9 @@ fn the_joint_corpus() {
 }
 
 /// The reduced scenes that still fail, apart in `tests/corpus/joints/failing/` (each file's
-/// leading comment says what is known): heavy bodies on ball joints from a locked body of a
-/// few milligrams (the block's regularisation, relative to the light body's mobility,
-/// swamps what only the heavy bodies can answer), and a 3 g sphere on a spring from a
-/// locked 31 µg capsule welded to a 31 g sphere, bumping into it (the energy creeps up).
+/// leading comment says what is known): heavy bodies jointed to a body of a micro- to a few
+/// milligrams (locked, or in a planar world), which the block's regularisation, relative to
+/// the light body's mobility, lets fall through the joints.
 #[test]
 #[ignore = "fails today: the scenes in tests/corpus/joints/failing/ still freeze or gain energy"]
 fn the_failing_joint_corpus() {

@@ -35,9 +35,8 @@
 //! ropes and springs (rows with a force bound, or soft on purpose) stay sequential, before
 //! the block in each pass.
 
-use super::super::math::{Mat3, Vec3};
+use super::super::math::Vec3;
 use super::super::solver::SolverBody;
-use glam::DVec3;
 
 /// Most rows an island may have to be solved directly: 85 ball joints, or 36 hinges with
 /// limits. Larger islands keep the joint-by-joint solve.
@@ -79,16 +78,13 @@ const DEPENDENT_ROW: f64 = 1.0e-2;
 /// with pushes 1/s times the error's rate, 300 times at that share.
 const LOCK_PROBE: f64 = 1.0e-3;
 
-/// Added to K's diagonal, relative to each entry, for the elimination, unitless. A closed
-/// loop whose joints disagree by a millimetre makes its rows nearly, not exactly,
-/// redundant: a pivot kept by [`RANK_TOLERANCE`] would take impulses without bound; the
-/// regularisation bounds them at 10⁸ times a row's own. It must stay far below the pivots
-/// that a mass ratio leaves: a 3 mg body holding a 0.5 kg one on a half-metre arm has rows
-/// of K_ii 2·10⁸ of which 2·10³ is left for the heavy body to answer; 10⁻⁸ of K_ii softens
-/// that by 0.1 %, where 10⁻⁴ swamped it ten times over and the heavy body fell through the
-/// joint. So small a share is safe only because K and the applied impulses agree to f64
-/// rounding ([`apply_block`]).
-const BLOCK_REGULARIZATION: f64 = 1.0e-8;
+/// Added to K's diagonal, relative to each entry, for the elimination, unitless (the
+/// contacts' relax pass regularises its blocks the same way). A closed loop whose joints disagree by a millimetre makes its
+/// rows nearly, not exactly, redundant: a pivot of 10⁻⁶ of the largest, kept by
+/// [`RANK_TOLERANCE`], would take impulses without bound; the regularisation bounds them at
+/// 10⁴ times a row's own, and softens a heavy load on light links by at most that share
+/// (a 10 kg ball on 0.1 kg links: 0.1 %).
+const BLOCK_REGULARIZATION: f64 = 1.0e-4;
 
 /// A row whose part of K_ii on each of its bodies is below this fraction of what its J
 /// would give on that body were it free in every direction (|J_lin|²·max m⁻¹ +
@@ -157,15 +153,6 @@ pub(crate) struct Row {
 }
 
 impl Row {
-    /// Ċ for the bodies' velocities now, in f64.
-    pub fn rate64(&self, bodies: &[SolverBody]) -> f64 {
-        let (a, b) = (&bodies[self.a as usize], &bodies[self.b as usize]);
-        dot64(self.linear_a, a.linear_velocity)
-            + dot64(self.angular_a, a.angular_velocity)
-            + dot64(self.linear_b, b.linear_velocity)
-            + dot64(self.angular_b, b.angular_velocity)
-    }
-
     /// Ċ for the bodies' velocities now.
     pub fn rate(&self, bodies: &[SolverBody]) -> f32 {
         let (a, b) = (&bodies[self.a as usize], &bodies[self.b as usize]);
@@ -237,20 +224,28 @@ impl Row {
         }
         entry
     }
+
+    /// Applies the impulse λ along the row: Δv = M⁻¹·Jᵀ·λ for each moving body.
+    pub fn apply(&self, bodies: &mut [SolverBody], lambda: f32) {
+        if self.a != 0 {
+            let a = &mut bodies[self.a as usize];
+            a.linear_velocity += self.inv_mass_a * self.linear_a * lambda;
+            a.angular_velocity += a.inv_inertia * self.angular_a * lambda;
+        }
+        if self.b != 0 {
+            let b = &mut bodies[self.b as usize];
+            b.linear_velocity += self.inv_mass_b * self.linear_b * lambda;
+            b.angular_velocity += b.inv_inertia * self.angular_b * lambda;
+        }
+    }
 }
 
 /// Buffers for the direct solve, kept from step to step.
 #[derive(Default)]
 pub(crate) struct BlockScratch {
     pub rows: Vec<Row>,
-    /// M⁻¹·Jᵀ of each row for its two bodies, f64: (linear a, angular a, linear b,
-    /// angular b). K is assembled from these and the impulses applied through them, so the
-    /// two agree to f64 rounding ([`apply_block`]).
-    turns: Vec<[DVec3; 4]>,
-    /// The same changes as `delta`, f64, as [`apply_block`] applies them.
-    delta64: Vec<f64>,
-    /// Per solver body, the velocity change being summed ([`apply_block`]).
-    sums: Vec<(DVec3, DVec3)>,
+    /// M⁻¹·Jᵀ of each row for its two bodies: (linear a, angular a, linear b, angular b).
+    turns: Vec<[Vec3; 4]>,
     /// K, row-major, n × n (f64: see [`RANK_TOLERANCE`]).
     k: Vec<f64>,
     rhs: Vec<f64>,
@@ -434,39 +429,6 @@ pub(crate) fn order_island(
     work
 }
 
-/// Applies the solved changes along `scratch.rows` (after [`solve_block`]): each body's
-/// Δv = Σ M⁻¹·Jᵀ·Δλ over its rows, summed in f64 through the same M⁻¹·Jᵀ that K was
-/// assembled from, then added to its f32 velocity once. Row by row in f32, a milligram
-/// body's rows would add and cancel impulses 10⁸ times the change that survives, and the
-/// rounding would be the answer.
-pub(crate) fn apply_block(scratch: &mut BlockScratch, bodies: &mut [SolverBody]) {
-    let zero = (DVec3::ZERO, DVec3::ZERO);
-    scratch.sums.resize(bodies.len(), zero);
-    for (r, (t, &d)) in scratch
-        .rows
-        .iter()
-        .zip(scratch.turns.iter().zip(&scratch.delta64))
-    {
-        let a = &mut scratch.sums[r.a as usize];
-        a.0 += t[0] * d;
-        a.1 += t[1] * d;
-        let b = &mut scratch.sums[r.b as usize];
-        b.0 += t[2] * d;
-        b.1 += t[3] * d;
-    }
-    for r in &scratch.rows {
-        for index in [r.a, r.b] {
-            let (linear, angular) = std::mem::replace(&mut scratch.sums[index as usize], zero);
-            if index != 0 && (linear, angular) != zero {
-                let body = &mut bodies[index as usize];
-                body.linear_velocity = (body.linear_velocity.as_dvec3() + linear).as_vec3();
-                body.angular_velocity = (body.angular_velocity.as_dvec3() + angular).as_vec3();
-            }
-        }
-    }
-    scratch.sums[0] = zero;
-}
-
 /// u·v in f64.
 fn dot64(u: Vec3, v: Vec3) -> f64 {
     u.x as f64 * v.x as f64 + u.y as f64 * v.y as f64 + u.z as f64 * v.z as f64
@@ -501,7 +463,7 @@ pub(crate) fn solve_block(
     scratch.target.clear();
     scratch.active.clear();
     for (r, &lambda) in rows.iter().zip(&scratch.accumulated) {
-        let rate = r.rate64(bodies);
+        let rate = r.rate(bodies) as f64;
         let target = if r.one_sided && r.error > 0.0 {
             r.error as f64 * inv_h as f64
         } else {
@@ -555,15 +517,13 @@ pub(crate) fn solve_block(
             }
         }
         eliminate_island(scratch, plan, n);
-        scratch.delta64.resize(n, 0.0);
         for i in 0..n {
             let lambda = scratch.accumulated[i] as f64;
-            scratch.delta64[i] = if scratch.active[i] {
-                -ms * scratch.x[i] - is * lambda
+            scratch.delta[i] = if scratch.active[i] {
+                (-ms * scratch.x[i] - is * lambda) as f32
             } else {
-                -lambda
+                -lambda as f32
             };
-            scratch.delta[i] = scratch.delta64[i] as f32;
         }
         if round + 1 == ACTIVE_SET_ROUNDS {
             break;
@@ -595,7 +555,6 @@ pub(crate) fn solve_block(
     for (i, r) in rows.iter().enumerate() {
         if r.one_sided && scratch.accumulated[i] + scratch.delta[i] < 0.0 {
             scratch.delta[i] = -scratch.accumulated[i];
-            scratch.delta64[i] = -(scratch.accumulated[i] as f64);
         }
     }
     scratch.rows = rows;
@@ -608,23 +567,14 @@ fn assemble(scratch: &mut BlockScratch, plan: IslandPlan<'_>, bodies: &[SolverBo
     let n = scratch.rows.len();
     let rows = &scratch.rows;
     scratch.turns.clear();
-    // I⁻¹ as stored was rotated into world axes in f32 and is symmetric only to f32
-    // rounding; K is assembled symmetric (K_ji = K_ij), so the impulses must act through
-    // the symmetric part, or K and what they do differ by 10⁻⁷ of K_ii: a milligram body's
-    // rows have K_ii of 10¹⁰ and what the heavy bodies answer is a pivot of 1, so that
-    // difference decides the answer.
-    let symmetric = |m: Mat3| {
-        let m = m.as_dmat3();
-        (m + m.transpose()) * 0.5
-    };
     scratch.turns.extend(rows.iter().map(|r| {
-        let ia = symmetric(bodies[r.a as usize].inv_inertia);
-        let ib = symmetric(bodies[r.b as usize].inv_inertia);
+        let ia = bodies[r.a as usize].inv_inertia;
+        let ib = bodies[r.b as usize].inv_inertia;
         [
-            r.inv_mass_a.as_dvec3() * r.linear_a.as_dvec3(),
-            ia * r.angular_a.as_dvec3(),
-            r.inv_mass_b.as_dvec3() * r.linear_b.as_dvec3(),
-            ib * r.angular_b.as_dvec3(),
+            r.inv_mass_a * r.linear_a,
+            ia * r.angular_a,
+            r.inv_mass_b * r.linear_b,
+            ib * r.angular_b,
         ]
     }));
     // K_ij = Σ over the bodies rows i and j share of J_i·M⁻¹·J_jᵀ.
@@ -641,12 +591,11 @@ fn assemble(scratch: &mut BlockScratch, plan: IslandPlan<'_>, bodies: &[SolverBo
             if body == 0 {
                 continue;
             }
-            let (linear, angular) = (linear.as_dvec3(), angular.as_dvec3());
             if body == rj.a {
-                kij += linear.dot(tj[0]) + angular.dot(tj[1]);
+                kij += dot64(linear, tj[0]) + dot64(angular, tj[1]);
             }
             if body == rj.b {
-                kij += linear.dot(tj[2]) + angular.dot(tj[3]);
+                kij += dot64(linear, tj[2]) + dot64(angular, tj[3]);
             }
         }
         kij

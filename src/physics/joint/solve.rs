@@ -263,8 +263,8 @@ fn solve_blocks(
             blocks.plan = plan;
             for (row, &delta) in blocks.rows.iter().zip(&blocks.delta) {
                 *joints[row.joint as usize].accumulated(row.slot) += delta;
+                row.apply(bodies, delta);
             }
-            block::apply_block(blocks, bodies);
         }
         start = end;
     }

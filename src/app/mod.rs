@@ -185,7 +185,7 @@ pub struct Stats {
     pub render_ms: f32,
     /// Of which building the instance lists, ms.
     pub render_build_ms: f32,
-    /// Sums over the frames after the first [`WARMUP_FRAMES`], for the means a `--frames`
+    /// Sums over the frames after the first `WARMUP_FRAMES`, for the means a `--frames`
     /// run reports: (frames, frame ms, render ms, build ms).
     pub sums: (u32, f64, f64, f64),
 }

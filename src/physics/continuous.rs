@@ -68,11 +68,21 @@ impl Sweep {
     }
 }
 
+/// The continuous phase's buffers.
+#[derive(Default)]
+pub(crate) struct CcdScratch {
+    /// Awake dynamic bodies with continuous collision: body slot, centre of mass and
+    /// rotation at the start of the step.
+    pub bodies: Vec<(u32, Vec3, Quat)>,
+    /// Colliders a ccd body's sweep may hit.
+    pub candidates: Vec<u32>,
+}
+
 impl World {
     /// Puts every fast ccd body back at its first time of impact (see the module notes).
     pub(crate) fn solve_continuous(&mut self) {
-        let list = std::mem::take(&mut self.scratch.ccd_bodies);
-        let mut candidates = std::mem::take(&mut self.scratch.ccd_candidates);
+        let list = std::mem::take(&mut self.scratch.ccd.bodies);
+        let mut candidates = std::mem::take(&mut self.scratch.ccd.candidates);
         for &(index, center0, rotation0) in &list {
             let Some(body) = self.bodies.at(index) else {
                 continue;
@@ -148,8 +158,8 @@ impl World {
                 self.move_to_impact(index, &sweep, first);
             }
         }
-        self.scratch.ccd_bodies = list;
-        self.scratch.ccd_candidates = candidates;
+        self.scratch.ccd.bodies = list;
+        self.scratch.ccd.candidates = candidates;
     }
 
     /// The farthest point of the body's colliders from its centre of mass, m.

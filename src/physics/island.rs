@@ -14,9 +14,36 @@ use super::body::{BodyType, NULL};
 use super::constants::{
     ANGULAR_SLEEP_TOLERANCE, LINEAR_SLEEP_TOLERANCE, RELATIVE_SLEEP_TOLERANCE, TIME_TO_SLEEP,
 };
+use super::contact::prefetch_ahead;
 use super::math::Vec3;
+use super::solver::crew::{block_offsets, for_each_block, Shared};
+use super::solver::StepContext;
+use super::world::solve::{SolveGroup, GATHER_BLOCK};
 use super::world::World;
-use super::world_solve::find_root;
+use std::ops::Range;
+
+/// The islands' and sub-step groups' buffers of a step, by solver index.
+#[derive(Default)]
+pub(crate) struct IslandScratch {
+    /// Union–find parent of each solver body (islands of touching or jointed dynamic
+    /// bodies).
+    pub parent: Vec<u32>,
+    /// Largest mass ratio of touching or jointed bodies, per island root.
+    pub ratio: Vec<f32>,
+    /// The touching pairs of awake dynamic bodies this step: solver indices and masses.
+    pub pairs: Vec<(u32, u32, f32, f32)>,
+    /// Sub-steps of each solver body's island.
+    pub body_substeps: Vec<u32>,
+    /// Sub-step groups of this step and their step contexts.
+    pub groups: Vec<SolveGroup>,
+    pub contexts: Vec<StepContext>,
+    /// Shortest sleep time of each island's bodies, per root, s.
+    pub min_sleep: Vec<f32>,
+    /// Solver indices of the bodies falling asleep, sorted by island.
+    pub members: Vec<u32>,
+    /// Body slots of one island falling asleep.
+    pub group: Vec<u32>,
+}
 
 /// Member lists of sleeping islands, in reusable slots.
 #[derive(Clone, Debug, Default)]
@@ -55,7 +82,104 @@ impl SleepIslands {
     }
 }
 
+/// Union–find root with path halving.
+pub(crate) fn find_root(parent: &mut [u32], mut i: u32) -> u32 {
+    while parent[i as usize] != i {
+        let grand = parent[parent[i as usize] as usize];
+        parent[i as usize] = grand;
+        i = grand;
+    }
+    i
+}
+
 impl World {
+    /// Union–find over touching contacts between awake dynamic bodies (static and kinematic
+    /// bodies do not join islands: a floor would otherwise make the whole scene one island),
+    /// and per root the largest mass ratio of two touching or jointed dynamic bodies.
+    pub(crate) fn build_islands(&mut self, count: usize) {
+        let first_dynamic = 1 + self.scratch.solver.kinematic_count as u32;
+        // Jointed bodies form one island with each other, like touching ones.
+        let mut jointed = std::mem::take(&mut self.scratch.joints.pairs);
+        self.joint_island_pairs(first_dynamic, &mut jointed);
+        let Self {
+            bodies,
+            contacts,
+            scratch,
+            ..
+        } = self;
+        let parent = &mut scratch.islands.parent;
+        parent.clear();
+        parent.extend(0..count as u32);
+        // The pairs of touching awake dynamic bodies, with their masses.
+        // Gathered on every worker, in blocks of the touching list written at the offsets
+        // their counts add up to (the order of one thread).
+        let touching = &scratch.contacts.touching;
+        let both_dynamic = |k: usize| {
+            let slots = touching[k].bodies;
+            match (bodies.at(slots[0]), bodies.at(slots[1])) {
+                (Some(a), Some(b)) => {
+                    a.solver_index >= first_dynamic && b.solver_index >= first_dynamic
+                }
+                _ => false,
+            }
+        };
+        let total = block_offsets(
+            touching.len(),
+            GATHER_BLOCK,
+            &mut scratch.constraints.gather_starts,
+            &both_dynamic,
+        );
+        let pairs = &mut scratch.islands.pairs;
+        pairs.truncate(total);
+        pairs.resize(total, (0, 0, 0.0, 0.0));
+        {
+            let (out, starts) = (Shared::new(pairs), &scratch.constraints.gather_starts);
+            let slots = Shared::new(&mut contacts.slots);
+            for_each_block(starts.len() - 1, 1, &|range: Range<usize>| {
+                for block in range {
+                    let mut index = starts[block] as usize;
+                    let end = ((block + 1) * GATHER_BLOCK).min(touching.len());
+                    for k in block * GATHER_BLOCK..end {
+                        prefetch_ahead(touching, k, slots.as_ptr(), slots.len(), bodies, None);
+                        let info = touching[k];
+                        let (Some(a), Some(b)) =
+                            (bodies.at(info.bodies[0]), bodies.at(info.bodies[1]))
+                        else {
+                            continue;
+                        };
+                        // The test of `both_dynamic`, on the bodies at hand.
+                        if a.solver_index < first_dynamic || b.solver_index < first_dynamic {
+                            continue;
+                        }
+                        // SAFETY: `index` is this block's own (the offsets above).
+                        unsafe {
+                            *out.at_mut(index) = (a.solver_index, b.solver_index, a.mass, b.mass)
+                        };
+                        index += 1;
+                    }
+                }
+            });
+        }
+        for &(ia, ib, _, _) in pairs.iter().chain(&jointed) {
+            let (ra, rb) = (find_root(parent, ia), find_root(parent, ib));
+            if ra != rb {
+                // Smaller index as root: deterministic.
+                let (lo, hi) = (ra.min(rb), ra.max(rb));
+                parent[hi as usize] = lo;
+            }
+        }
+        let ratio = &mut scratch.islands.ratio;
+        ratio.clear();
+        ratio.resize(count, 1.0);
+        for &(ia, _, ma, mb) in scratch.islands.pairs.iter().chain(&jointed) {
+            if ma > 0.0 && mb > 0.0 {
+                let root = find_root(parent, ia) as usize;
+                ratio[root] = ratio[root].max((ma / mb).max(mb / ma));
+            }
+        }
+        scratch.joints.pairs = jointed;
+    }
+
     /// Wakes body slot `index` and, if it was asleep in an island, the whole island.
     pub(crate) fn wake_body_index(&mut self, index: u32) {
         let Some(body) = self.bodies.at_mut(index) else {
@@ -73,7 +197,7 @@ impl World {
         if island == NULL {
             return;
         }
-        let mut members = std::mem::take(&mut self.scratch.island_members);
+        let mut members = std::mem::take(&mut self.scratch.islands.members);
         self.sleep_islands.take(island, &mut members);
         for &m in &members {
             if let Some(b) = self.bodies.at_mut(m) {
@@ -82,7 +206,7 @@ impl World {
                 b.sleep_island = NULL;
             }
         }
-        self.scratch.island_members = members;
+        self.scratch.islands.members = members;
     }
 
     /// Wakes every body.
@@ -116,10 +240,10 @@ impl World {
 
     /// Phase 5: sleep timers, islands of the awake bodies, and sleep for resting islands.
     pub(crate) fn update_sleep(&mut self, dt: f32) {
-        let n = self.scratch.solver_bodies.len();
+        let n = self.scratch.solver.bodies.len();
         // 1. Timers: a body resting below both tolerances accumulates time.
         for solver_index in 1..n {
-            let body_index = self.scratch.solver_to_body[solver_index];
+            let body_index = self.scratch.solver.to_body[solver_index];
             let Some(body) = self.bodies.at_mut(body_index) else {
                 continue;
             };
@@ -140,12 +264,12 @@ impl World {
         // 2. The islands were built for the solve (`World::build_islands`); a body carried
         //    by a moving kinematic body must stay awake (only sleep reads this: without
         //    kinematic bodies, or with sleeping off, the walk over the contacts is skipped).
-        let parent = &mut self.scratch.island_parent;
-        let carried = &mut self.scratch.to_wake;
+        let parent = &mut self.scratch.islands.parent;
+        let carried = &mut self.scratch.contacts.to_wake;
         carried.clear();
-        let any_carrier = self.scratch.kinematic_count > 0 && self.settings.enable_sleeping;
+        let any_carrier = self.scratch.solver.kinematic_count > 0 && self.settings.enable_sleeping;
         let touching = if any_carrier {
-            &self.scratch.touching[..]
+            &self.scratch.contacts.touching[..]
         } else {
             &[]
         };
@@ -168,32 +292,32 @@ impl World {
         }
 
         // 3. Minimum sleep time per island root, and compact island numbers.
-        let min_sleep = &mut self.scratch.island_min_sleep;
+        let min_sleep = &mut self.scratch.islands.min_sleep;
         min_sleep.clear();
         min_sleep.resize(n, f32::MAX);
         let mut islands = 0;
         for solver_index in 1..n {
             let root = find_root(parent, solver_index as u32) as usize;
-            let body = self.bodies.at(self.scratch.solver_to_body[solver_index]);
+            let body = self.bodies.at(self.scratch.solver.to_body[solver_index]);
             let time = body.map_or(0.0, |b| b.sleep_time);
             if min_sleep[root] == f32::MAX {
                 islands += 1;
             }
             min_sleep[root] = min_sleep[root].min(time);
         }
-        for &carried in &self.scratch.to_wake {
+        for &carried in &self.scratch.contacts.to_wake {
             let root = find_root(parent, carried) as usize;
             min_sleep[root] = 0.0;
         }
-        self.scratch.to_wake.clear();
+        self.scratch.contacts.to_wake.clear();
         self.counters.islands = islands;
         for solver_index in 1..n {
             let root = find_root(parent, solver_index as u32);
             if let Some(body) = self
                 .bodies
-                .at_mut(self.scratch.solver_to_body[solver_index])
+                .at_mut(self.scratch.solver.to_body[solver_index])
             {
-                body.island = self.scratch.solver_to_body[root as usize];
+                body.island = self.scratch.solver.to_body[root as usize];
             }
         }
         if !self.settings.enable_sleeping {
@@ -201,7 +325,7 @@ impl World {
         }
 
         // 4. Islands resting long enough fall asleep together; members are grouped by root.
-        let mut members = std::mem::take(&mut self.scratch.island_members);
+        let mut members = std::mem::take(&mut self.scratch.islands.members);
         members.clear();
         for solver_index in 1..n {
             let root = find_root(parent, solver_index as u32) as usize;
@@ -211,13 +335,13 @@ impl World {
         }
         members.sort_unstable_by_key(|&i| (find_root(parent, i), i));
         let mut start = 0;
-        let mut group = std::mem::take(&mut self.scratch.island_group);
+        let mut group = std::mem::take(&mut self.scratch.islands.group);
         while start < members.len() {
             let root = find_root(parent, members[start]);
             let mut end = start;
             group.clear();
             while end < members.len() && find_root(parent, members[end]) == root {
-                group.push(self.scratch.solver_to_body[members[end] as usize]);
+                group.push(self.scratch.solver.to_body[members[end] as usize]);
                 end += 1;
             }
             let island = self.sleep_islands.add(&group);
@@ -231,8 +355,8 @@ impl World {
             }
             start = end;
         }
-        self.scratch.island_members = members;
-        self.scratch.island_group = group;
+        self.scratch.islands.members = members;
+        self.scratch.islands.group = group;
     }
 }
 

@@ -22,9 +22,6 @@ pub mod shape_cast;
 pub(crate) mod solver;
 pub mod threads;
 pub mod world;
-pub mod world_bodies;
-pub(crate) mod world_contacts;
-mod world_solve;
 
 pub use body::{Body, BodyDef, BodyType, Locks};
 pub use collider::{Collider, ColliderDef};
@@ -33,8 +30,8 @@ pub use math::{Isometry, Quat, Vec3};
 pub use query::RayHit;
 pub use shape::Shape;
 pub use shape_cast::ShapeHit;
+pub use world::bodies::{BodyError, ColliderError};
 pub use world::{
     BodyHandle, BroadPhaseKind, ColliderHandle, ContactBegin, ContactEvents, ContactPair,
     Integrator, World, WorldSettings, QUADTREE_MAX_CAPACITY, QUADTREE_MAX_DEPTH_LIMIT,
 };
-pub use world_bodies::{BodyError, ColliderError};

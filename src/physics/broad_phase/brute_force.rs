@@ -1,7 +1,7 @@
 //! The O(n²) reference broad phase: a flat list of proxies, every query tests every proxy.
 //!
 //! It follows exactly the same fattening and re-insertion policy as [`super::DynamicTree`]
-//! ([`super::fatten_aabb`], [`super::needs_reinsert`], through [`ProxyList`]) and the same
+//! ([`super::fatten_aabb`], [`super::needs_reinsert`], through `ProxyList`) and the same
 //! `update_pairs` contract, so for the same sequence of calls both report the same pairs in the
 //! same order. Tests use it as ground truth; it is also a fair choice for a handful of bodies.
 

@@ -47,7 +47,7 @@ pub(crate) use block::BlockScratch;
 use fixed::WeldState;
 use revolute::HingeState;
 pub use revolute::{Limits, Motor};
-pub(crate) use solve::{solve_joints, JointConstraint, JointPass};
+pub(crate) use solve::{solve_joints, JointConstraint, JointPass, JointScratch};
 use spherical::SwingState;
 pub use spring::SYMPLECTIC_SPRING_LIMIT;
 

@@ -395,6 +395,17 @@ fn block_rows(index: u32, c: &JointConstraint, bodies: &[SolverBody], rows: &mut
     }
 }
 
+/// The joint phases' buffers.
+#[derive(Default)]
+pub(crate) struct JointScratch {
+    /// This step's joints, prepared for the solver.
+    pub constraints: Vec<JointConstraint>,
+    /// Buffers of the jointed islands' direct solve.
+    pub blocks: BlockScratch,
+    /// Pairs of jointed awake dynamic bodies (solver indices and masses), for the islands.
+    pub pairs: Vec<(u32, u32, f32, f32)>,
+}
+
 impl World {
     /// The solver indices and masses of jointed awake dynamic bodies (they form one
     /// island), into `out` (a buffer kept from step to step).
@@ -418,17 +429,17 @@ impl World {
     /// Prepares every joint with an awake dynamic body for this step (after the solver's
     /// bodies are indexed and grouped).
     pub(crate) fn gather_joints(&mut self) {
-        let mut list = std::mem::take(&mut self.scratch.joints);
+        let mut list = std::mem::take(&mut self.scratch.joints.constraints);
         list.clear();
-        let groups = &self.scratch.groups;
+        let groups = &self.scratch.islands.groups;
         let group_of = |index: u32| {
             groups
                 .iter()
                 .position(|g| g.bodies.contains(&(index as usize)))
                 .map(|g| g as u32)
         };
-        let first_dynamic = 1 + self.scratch.kinematic_count as u32;
-        let (solver_bodies, forces) = (&self.scratch.solver_bodies, &self.scratch.solver_forces);
+        let first_dynamic = 1 + self.scratch.solver.kinematic_count as u32;
+        let (solver_bodies, forces) = (&self.scratch.solver.bodies, &self.scratch.solver.forces);
         let inv_mass = |index: u32| {
             let i = index as usize;
             solver_bodies[i].inv_mass * forces[i].linear_free
@@ -488,17 +499,17 @@ impl World {
         }
         assign_blocks(
             &mut list,
-            &mut self.scratch.joint_blocks,
-            self.scratch.solver_bodies.len(),
+            &mut self.scratch.joints.blocks,
+            self.scratch.solver.bodies.len(),
         );
-        self.scratch.joints = list;
+        self.scratch.joints.constraints = list;
     }
 
     /// Stores the joints' impulses for the next step and removes those that broke (their
     /// force, the last sub-step's impulse over the sub-step, passed `break_force`).
     pub(crate) fn store_joint_impulses(&mut self, dt: f32) {
         self.broken_joints.clear();
-        let list = std::mem::take(&mut self.scratch.joints);
+        let list = std::mem::take(&mut self.scratch.joints.constraints);
         for c in &list {
             let Some(handle) = self.joints.handle_at(c.joint) else {
                 continue;
@@ -508,7 +519,7 @@ impl World {
             };
             joint.impulse = c.impulse;
             joint.state = c.state;
-            let substeps = self.scratch.groups[c.group as usize].substeps as f32;
+            let substeps = self.scratch.islands.groups[c.group as usize].substeps as f32;
             joint.force = c.impulse.length() * substeps / dt;
             if let Some(limit) = joint.def.break_force {
                 if joint.force > limit {
@@ -518,6 +529,6 @@ impl World {
                 }
             }
         }
-        self.scratch.joints = list;
+        self.scratch.joints.constraints = list;
     }
 }

@@ -76,7 +76,7 @@
 //! body's inertia couples them, and iterating that residual pumps energy into tall
 //! stacks.
 //!
-//! **Lever arms are anchored** (see `world_solve.rs`): a contact point keeps the arms it was
+//! **Lever arms are anchored** (see `world/solve.rs`): a contact point keeps the arms it was
 //! first solved with while the narrow phase still finds it within a small reach of them.
 //! Re-deriving them every step from the clipped geometry lets a resting soft contact follow
 //! its body's tilt with a one-step lag; in a tall stack the weight above then shifts over

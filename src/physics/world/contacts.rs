@@ -2,16 +2,16 @@
 //! body threads its contacts through an intrusive list, and the narrow phase refreshes the
 //! manifold of every contact with an awake body (phases 1 and 2 of a step).
 
-use super::body::{Body, BodyType, NULL};
-use super::broad_phase::BroadPhase;
-use super::collider::{Collider, MixedMaterial};
-use super::constants::{MAX_SPECULATIVE_DISTANCE, SPECULATIVE_DISTANCE};
-use super::contact::{prefetch_ahead, ActiveInfo, Contact, ContactEdge, ManifoldCache};
-use super::handle::{Arena, Handle};
-use super::math::Vec3;
-use super::narrow_phase::{collide, collide_knowing, Manifold, Scratch};
-use super::solver::crew::{for_each_block, Shared};
-use super::world::{ContactBegin, ContactEvents, ContactPair, World};
+use crate::physics::body::{Body, BodyType, NULL};
+use crate::physics::broad_phase::BroadPhase;
+use crate::physics::collider::{Collider, MixedMaterial};
+use crate::physics::constants::{MAX_SPECULATIVE_DISTANCE, SPECULATIVE_DISTANCE};
+use crate::physics::contact::{prefetch_ahead, ActiveInfo, Contact, ContactEdge, ManifoldCache};
+use crate::physics::handle::{Arena, Handle};
+use crate::physics::math::Vec3;
+use crate::physics::narrow_phase::{collide, collide_knowing, Manifold, Scratch};
+use crate::physics::solver::crew::{for_each_block, Shared};
+use crate::physics::world::{ContactBegin, ContactEvents, ContactPair, World};
 
 /// What [`World::try_create_contact`] did with a pair.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,8 +19,24 @@ pub(crate) enum NewContact {
     Created,
     /// Already there, or not wanted (same body, nothing dynamic, a collider gone).
     NotNeeded,
-    /// Refused by [`WorldSettings::max_contacts_per_body`](super::WorldSettings).
+    /// Refused by [`WorldSettings::max_contacts_per_body`](crate::physics::WorldSettings).
     Capped,
+}
+
+/// The contact phases' buffers.
+#[derive(Default)]
+pub(crate) struct ContactScratch {
+    /// New pairs of overlapping fat boxes found by the broad phase (collider slots).
+    pub new_pairs: Vec<(u32, u32)>,
+    /// The narrow phase's results, one per piece of the contact list.
+    pub narrow_chunks: Vec<NarrowChunk>,
+    /// Contacts whose fat boxes stopped overlapping (contact ids), merged from the pieces.
+    pub to_destroy: Vec<u32>,
+    /// Sleeping bodies an awake one touches (body slots), merged from the pieces; sleep
+    /// reuses it for the bodies a moving kinematic body carries.
+    pub to_wake: Vec<u32>,
+    /// The touching contacts after the contact update, in the order of the active list.
+    pub touching: Vec<ActiveInfo>,
 }
 
 impl World {
@@ -30,7 +46,7 @@ impl World {
         if !self.capped_pairs.is_empty() {
             self.retry_capped_pairs();
         }
-        let mut pairs = std::mem::take(&mut self.scratch.new_pairs);
+        let mut pairs = std::mem::take(&mut self.scratch.contacts.new_pairs);
         pairs.clear();
         self.broad_phase
             .update_pairs(&mut |a, b| pairs.push((a, b)));
@@ -40,7 +56,7 @@ impl World {
                 self.capped_pairs.insert(a, b);
             }
         }
-        self.scratch.new_pairs = pairs;
+        self.scratch.contacts.new_pairs = pairs;
         self.counters.capped_pairs = self.capped_pairs.len();
     }
 
@@ -80,7 +96,9 @@ impl World {
         // Only pairs where something can be pushed matter, or, with a sensor, where
         // something moves: a kinematic body (a walking player) entering a static sensor (a
         // coin) is an event.
-        let moving = |b: &super::body::Body| b.body_type() != super::body::BodyType::Static;
+        let moving = |b: &crate::physics::body::Body| {
+            b.body_type() != crate::physics::body::BodyType::Static
+        };
         let needed = if col_a.sensor || col_b.sensor {
             moving(body_a) || moving(body_b)
         } else {
@@ -225,10 +243,10 @@ impl World {
 
     /// Phase 2: recomputes the manifold of every contact with an awake body.
     pub(crate) fn update_contacts(&mut self, dt: f32) {
-        self.scratch.to_destroy.clear();
-        self.scratch.to_wake.clear();
+        self.scratch.contacts.to_destroy.clear();
+        self.scratch.contacts.to_wake.clear();
         let chunks = self.contacts.active.len().div_ceil(NARROW_CHUNK);
-        let outs = &mut self.scratch.narrow_chunks;
+        let outs = &mut self.scratch.contacts.narrow_chunks;
         if outs.len() < chunks {
             outs.resize_with(chunks, NarrowChunk::default);
         }
@@ -263,7 +281,7 @@ impl World {
         let (mut tests, mut reused, mut manifolds, mut points) = (0, 0, 0, 0);
         let scratch = &mut self.scratch;
         let events = &mut self.events;
-        for out in &scratch.narrow_chunks[..chunks] {
+        for out in &scratch.contacts.narrow_chunks[..chunks] {
             tests += out.tests;
             reused += out.reused;
             manifolds += out.manifolds;
@@ -275,26 +293,30 @@ impl World {
                 .sensor_begin
                 .extend_from_slice(&out.events.sensor_begin);
             events.sensor_end.extend_from_slice(&out.events.sensor_end);
-            scratch.to_destroy.extend_from_slice(&out.to_destroy);
-            scratch.to_wake.extend_from_slice(&out.to_wake);
+            scratch
+                .contacts
+                .to_destroy
+                .extend_from_slice(&out.to_destroy);
+            scratch.contacts.to_wake.extend_from_slice(&out.to_wake);
         }
         self.counters.pair_tests = tests;
         self.counters.manifolds_reused = reused;
         self.counters.manifolds = manifolds;
         self.counters.contact_points = points;
-        let to_destroy = std::mem::take(&mut self.scratch.to_destroy);
+        let to_destroy = std::mem::take(&mut self.scratch.contacts.to_destroy);
         for &id in &to_destroy {
             self.destroy_contact(id);
         }
-        self.scratch.to_destroy = to_destroy;
+        self.scratch.contacts.to_destroy = to_destroy;
         // The touching contacts, in the order of `active` after the removals: what the
         // islands, the solver's gather and sleep walk.
-        self.contacts.touching_into(&mut self.scratch.touching);
-        let to_wake = std::mem::take(&mut self.scratch.to_wake);
+        self.contacts
+            .touching_into(&mut self.scratch.contacts.touching);
+        let to_wake = std::mem::take(&mut self.scratch.contacts.to_wake);
         for &body in &to_wake {
             self.wake_body_index(body);
         }
-        self.scratch.to_wake = to_wake;
+        self.scratch.contacts.to_wake = to_wake;
     }
 }
 

@@ -19,19 +19,21 @@
 
 use std::ops::Range;
 
-use super::body::{BodyType, NULL};
-use super::broad_phase::{fatten_aabb, needs_reinsert};
-use super::constants::*;
-use super::contact::prefetch_ahead;
-use super::math::{Isometry, Quat, Vec3};
-use super::prefetch::prefetch_ptr;
-use super::profile::PhaseTimer;
-use super::solver::crew::{block_offsets, for_each_block, Shared};
-use super::solver::{
-    self, prepare_colours, substeps_for_mass_ratio, ConstraintInput, ConstraintShared, PointInput,
-    Softness, SolverBody, SolverForces, StepContext, COLOURS, OVERFLOW,
+use crate::physics::body::{BodyType, NULL};
+use crate::physics::broad_phase::{fatten_aabb, needs_reinsert};
+use crate::physics::constants::*;
+use crate::physics::contact::prefetch_ahead;
+use crate::physics::island::find_root;
+use crate::physics::math::{Isometry, Quat, Vec3};
+use crate::physics::prefetch::prefetch_ptr;
+use crate::physics::profile::PhaseTimer;
+use crate::physics::solver::crew::{block_offsets, for_each_block, Shared};
+use crate::physics::solver::{
+    self, prepare_colours, substeps_for_mass_ratio, ConstraintGraph, ConstraintInput,
+    ConstraintLanes, ConstraintShared, LaneBlocks, PassFactors, PointInput, Softness, SolverBody,
+    SolverForces, StepContext, COLOURS, OVERFLOW,
 };
-use super::world::{Integrator, World};
+use crate::physics::world::{Integrator, World};
 
 /// Lane groups per block when the impulses are stored on several workers (about 0.1 µs
 /// each, so a block is some microseconds).
@@ -42,7 +44,7 @@ const FILL_BLOCK: usize = 256;
 
 /// Touching contacts per block when the constraints are gathered on several workers
 /// (about 0.1 µs each).
-const GATHER_BLOCK: usize = 128;
+pub(crate) const GATHER_BLOCK: usize = 128;
 
 /// One group of islands solved with its own sub-step count.
 #[derive(Clone, Debug)]
@@ -50,19 +52,76 @@ pub(crate) struct SolveGroup {
     pub substeps: u32,
     /// Its dynamic bodies in the solver body array.
     pub bodies: Range<usize>,
-    /// Its colours' constraint ranges, as a range of `StepScratch::colour_ranges`; the
+    /// Its colours' constraint ranges, as a range of `ConstraintScratch::colour_ranges`; the
     /// overflow set, when there is one, comes last.
     pub colours: Range<usize>,
     /// True when the last of its colours is the overflow set.
     pub overflow: bool,
-    /// Its constraints packed four per lane group, in `StepScratch::lanes`.
+    /// Its constraints packed four per lane group, in `ConstraintScratch::lanes`.
     pub lanes: Range<usize>,
     /// Its colours' lane groups (ranges of its own lanes), as a range of
-    /// `StepScratch::lane_colours`.
+    /// `ConstraintScratch::lane_colours`.
     pub lane_colours: Range<usize>,
 }
 
-impl super::world::StepScratch {
+/// The solver bodies of a step: index 0 the static stand-in, then the awake kinematic
+/// bodies, then the awake dynamic ones group by group.
+#[derive(Default)]
+pub(crate) struct SolverScratch {
+    pub bodies: Vec<SolverBody>,
+    /// Forces and damping of each solver body (read by velocity integration only).
+    pub forces: Vec<SolverForces>,
+    /// Body slot of each solver body (index 0, the static stand-in, maps to NULL).
+    pub to_body: Vec<u32>,
+    /// Per solver body: one of its colliders outgrew its proxy's fat box this step
+    /// (`World::finalize_bodies`).
+    pub moved: Vec<bool>,
+    /// The provisional solver-to-body table, in slot order (work space of `plan_groups`,
+    /// which re-indexes the dynamic bodies group by group).
+    pub provisional_to_body: Vec<u32>,
+    /// Solver bodies whose velocity stopped being finite this step (to be frozen).
+    pub faulted: Vec<bool>,
+    /// Awake kinematic bodies (solver indices 1 ..= this).
+    pub kinematic_count: usize,
+    /// Buffers for re-indexing bodies by group (`order` is also the colouring's counting
+    /// sort).
+    pub order: Vec<u32>,
+    pub remap: Vec<u32>,
+}
+
+/// The touching contacts as the solver takes them: gathered, coloured, packed into lanes.
+#[derive(Default)]
+pub(crate) struct ConstraintScratch {
+    /// One per touching contact of awake bodies.
+    pub list: Vec<ConstraintInput>,
+    /// Where each block of the touching list starts writing (the constraints' gather, the
+    /// islands' pairs), and the total last.
+    pub gather_starts: Vec<u32>,
+    /// Sub-step group of each constraint (parallel to `list`).
+    pub group: Vec<u32>,
+    /// Colour of each constraint (see `solver::ConstraintGraph`).
+    pub colour: Vec<u8>,
+    pub graph: ConstraintGraph,
+    /// Each constraint's height along −gravity (see `height_key`) in the high 32 bits, its
+    /// index in the low ones: sorted, the colouring's order.
+    pub height: Vec<u64>,
+    /// Constraint indices: the colouring's order, then colour by colour (see
+    /// `colour_ranges`).
+    pub order: Vec<u32>,
+    /// Ranges of `order` holding each colour of every group (see `SolveGroup::colours`).
+    pub colour_ranges: Vec<Range<usize>>,
+    /// The constraints four per lane group, colour by colour (see `solver::ConstraintLanes`).
+    pub lanes: Vec<ConstraintLanes>,
+    /// What the passes rarely touch of each lane group, index for index with `lanes`.
+    pub lane_blocks: Vec<LaneBlocks>,
+    /// The biased and the relax pass's factorisations of each lane group, index for index
+    /// with `lanes` (see `solver::PassFactors`).
+    pub lane_factors: [Vec<PassFactors>; 2],
+    /// Each colour's lane groups (see `SolveGroup::lane_colours`).
+    pub lane_colours: Vec<Range<usize>>,
+}
+
+impl crate::physics::world::StepScratch {
     /// Colours the constraints (see `graph_colour.rs`), lowest first, records each group's
     /// colours as ranges of `constraint_order`, and prepares them four per lane group.
     ///
@@ -72,50 +131,51 @@ impl super::world::StepScratch {
     /// wants for stacks: colouring in creation order instead doubled how far the top of a
     /// base-40 wall pyramid moved in 10 s (0.05 m to 0.09 m).
     fn colour_constraints(&mut self) {
-        let body_count = self.solver_bodies.len();
+        let body_count = self.solver.bodies.len();
         // By height, then by index: one integer sort (see `height_key`).
-        self.constraint_height.sort_unstable();
-        let order = &mut self.constraint_order;
+        self.constraints.height.sort_unstable();
+        let order = &mut self.constraints.order;
         order.clear();
-        order.extend(self.constraint_height.iter().map(|&key| key as u32));
-        let (constraints, bodies) = (&self.constraints, &self.solver_bodies);
-        self.graph.colour(
+        order.extend(self.constraints.height.iter().map(|&key| key as u32));
+        let (constraints, bodies) = (&self.constraints.list, &self.solver.bodies);
+        self.constraints.graph.colour(
             constraints.len(),
             order,
             body_count,
             |i| constraints[i].movable(bodies),
-            &mut self.constraint_colour,
+            &mut self.constraints.colour,
         );
         // Counting sort by key = group × (colours + overflow) + colour, in constraint order.
         const SETS: usize = COLOURS + 1;
-        let keys = self.groups.len() * SETS;
+        let keys = self.islands.groups.len() * SETS;
         let key = |group: u32, colour: u8| group as usize * SETS + colour as usize;
-        let starts = &mut self.order;
+        let starts = &mut self.solver.order;
         starts.clear();
         starts.resize(keys + 1, 0);
-        for (&g, &c) in self.constraint_group.iter().zip(&self.constraint_colour) {
+        for (&g, &c) in self.constraints.group.iter().zip(&self.constraints.colour) {
             starts[key(g, c) + 1] += 1;
         }
         for k in 0..keys {
             starts[k + 1] += starts[k];
         }
-        self.colour_ranges.clear();
-        for (g, group) in self.groups.iter_mut().enumerate() {
-            let first = self.colour_ranges.len();
+        self.constraints.colour_ranges.clear();
+        for (g, group) in self.islands.groups.iter_mut().enumerate() {
+            let first = self.constraints.colour_ranges.len();
             for k in g * SETS..(g + 1) * SETS {
                 let range = starts[k] as usize..starts[k + 1] as usize;
                 if !range.is_empty() {
-                    self.colour_ranges.push(range);
+                    self.constraints.colour_ranges.push(range);
                 }
             }
-            group.colours = first..self.colour_ranges.len();
+            group.colours = first..self.constraints.colour_ranges.len();
             let overflow = key(g as u32, OVERFLOW as u8);
             group.overflow = starts[overflow] < starts[overflow + 1];
         }
         for (i, (&g, &colour)) in self
-            .constraint_group
+            .constraints
+            .group
             .iter()
-            .zip(&self.constraint_colour)
+            .zip(&self.constraints.colour)
             .enumerate()
         {
             let slot = &mut starts[key(g, colour)];
@@ -124,31 +184,34 @@ impl super::world::StepScratch {
         }
         // The lane arrays keep their length from step to step (each lane group is reset
         // where it is prepared), and are cut to what this step used after.
-        self.lane_colours.clear();
+        self.constraints.lane_colours.clear();
         let mut used = 0;
-        for group in &mut self.groups {
-            let first_colour = self.lane_colours.len();
+        for group in &mut self.islands.groups {
+            let first_colour = self.constraints.lane_colours.len();
             let count = prepare_colours(
-                &self.constraints,
-                &self.solver_bodies,
+                &self.constraints.list,
+                &self.solver.bodies,
                 order,
-                &self.colour_ranges[group.colours.clone()],
+                &self.constraints.colour_ranges[group.colours.clone()],
                 group.overflow,
                 (
-                    &mut self.lanes,
-                    &mut self.lane_blocks,
-                    &mut self.lane_factors,
+                    &mut self.constraints.lanes,
+                    &mut self.constraints.lane_blocks,
+                    &mut self.constraints.lane_factors,
                     used,
                 ),
-                &mut self.lane_colours,
+                &mut self.constraints.lane_colours,
             );
             group.lanes = used..used + count;
-            group.lane_colours = first_colour..self.lane_colours.len();
+            group.lane_colours = first_colour..self.constraints.lane_colours.len();
             used += count;
         }
-        self.lanes.truncate(used);
-        self.lane_blocks.truncate(used);
-        self.lane_factors.iter_mut().for_each(|f| f.truncate(used));
+        self.constraints.lanes.truncate(used);
+        self.constraints.lane_blocks.truncate(used);
+        self.constraints
+            .lane_factors
+            .iter_mut()
+            .for_each(|f| f.truncate(used));
     }
 }
 
@@ -165,38 +228,28 @@ fn height_key(height: f32) -> u64 {
     key as u64
 }
 
-/// Union–find root with path halving.
-pub(crate) fn find_root(parent: &mut [u32], mut i: u32) -> u32 {
-    while parent[i as usize] != i {
-        let grand = parent[parent[i as usize] as usize];
-        parent[i as usize] = grand;
-        i = grand;
-    }
-    i
-}
-
 impl World {
     /// Phase 3: gathers awake bodies and touching contacts, runs the sub-stepped solver per
     /// group, stores impulses back into the contacts.
     pub(crate) fn solve(&mut self, dt: f32) {
         let mut timer = PhaseTimer::start();
         self.gather_solver_bodies();
-        let contexts = &mut self.scratch.group_contexts;
+        let contexts = &mut self.scratch.islands.contexts;
         contexts.clear();
-        for g in 0..self.scratch.groups.len() {
-            let ctx = self.step_context(dt, self.scratch.groups[g].substeps);
-            self.scratch.group_contexts.push(ctx);
+        for g in 0..self.scratch.islands.groups.len() {
+            let ctx = self.step_context(dt, self.scratch.islands.groups[g].substeps);
+            self.scratch.islands.contexts.push(ctx);
         }
         self.gather_constraints();
         self.gather_joints();
         solver::propagate_impacts(
-            &self.scratch.constraints,
-            &mut self.scratch.solver_bodies,
+            &self.scratch.constraints.list,
+            &mut self.scratch.solver.bodies,
             dt,
             self.settings.restitution_threshold,
         );
         self.profile.solver_ms += timer.lap();
-        for g in 0..self.scratch.groups.len() {
+        for g in 0..self.scratch.islands.groups.len() {
             self.solve_group(g, &mut timer);
         }
         self.store_impulses();
@@ -231,30 +284,34 @@ impl World {
     /// ([`solver::Crew`]), else on this thread. Both run the same stages in the same order
     /// and give the same bits.
     fn solve_group(&mut self, g: usize, timer: &mut PhaseTimer) {
-        let group = self.scratch.groups[g].clone();
-        let ctx = self.scratch.group_contexts[g];
-        let kinematic = 1..1 + self.scratch.kinematic_count;
+        let group = self.scratch.islands.groups[g].clone();
+        let ctx = self.scratch.islands.contexts[g];
+        let kinematic = 1..1 + self.scratch.solver.kinematic_count;
         let Self {
             scratch,
             profile,
             settings,
             ..
         } = self;
-        let [biased, relax] = &mut scratch.lane_factors;
+        let [biased, relax] = &mut scratch.constraints.lane_factors;
         let data = solver::GroupData {
-            bodies: Shared::new(&mut scratch.solver_bodies),
-            forces: &scratch.solver_forces,
-            faulted: Shared::new(&mut scratch.faulted),
-            has_joints: scratch.joints.iter().any(|j| j.group == g as u32),
-            joints: Shared::new(&mut scratch.joints),
-            blocks: Shared::new(std::slice::from_mut(&mut scratch.joint_blocks)),
-            lanes: Shared::new(&mut scratch.lanes[group.lanes.clone()]),
-            cold: Shared::new(&mut scratch.lane_blocks[group.lanes.clone()]),
+            bodies: Shared::new(&mut scratch.solver.bodies),
+            forces: &scratch.solver.forces,
+            faulted: Shared::new(&mut scratch.solver.faulted),
+            has_joints: scratch
+                .joints
+                .constraints
+                .iter()
+                .any(|j| j.group == g as u32),
+            joints: Shared::new(&mut scratch.joints.constraints),
+            blocks: Shared::new(std::slice::from_mut(&mut scratch.joints.blocks)),
+            lanes: Shared::new(&mut scratch.constraints.lanes[group.lanes.clone()]),
+            cold: Shared::new(&mut scratch.constraints.lane_blocks[group.lanes.clone()]),
             factors: [
                 Shared::new(&mut biased[group.lanes.clone()]),
                 Shared::new(&mut relax[group.lanes.clone()]),
             ],
-            colours: &scratch.lane_colours[group.lane_colours.clone()],
+            colours: &scratch.constraints.lane_colours[group.lane_colours.clone()],
             overflow: group.overflow,
             kinematic,
             own: group.bodies.clone(),
@@ -298,8 +355,8 @@ impl World {
         }
         let count = 1 + kinematic + dynamic;
         let (mut next_kinematic, mut next_dynamic) = (1u32, 1 + kinematic);
-        let to_body = &mut self.scratch.solver_to_body;
-        let ccd = &mut self.scratch.ccd_bodies;
+        let to_body = &mut self.scratch.solver.to_body;
+        let ccd = &mut self.scratch.ccd.bodies;
         ccd.clear();
         to_body.clear();
         to_body.resize(count as usize, NULL);
@@ -323,7 +380,7 @@ impl World {
                 }
             }
         }
-        self.scratch.kinematic_count = kinematic as usize;
+        self.scratch.solver.kinematic_count = kinematic as usize;
 
         // 2. Islands and the largest mass ratio across each island's contacts and joints.
         self.build_islands(count as usize);
@@ -335,111 +392,24 @@ impl World {
         self.fill_solver_arrays(count as usize);
     }
 
-    /// Union–find over touching contacts between awake dynamic bodies (static and kinematic
-    /// bodies do not join islands: a floor would otherwise make the whole scene one island),
-    /// and per root the largest mass ratio of two touching or jointed dynamic bodies.
-    pub(crate) fn build_islands(&mut self, count: usize) {
-        let first_dynamic = 1 + self.scratch.kinematic_count as u32;
-        // Jointed bodies form one island with each other, like touching ones.
-        let mut jointed = std::mem::take(&mut self.scratch.joint_pairs);
-        self.joint_island_pairs(first_dynamic, &mut jointed);
-        let Self {
-            bodies,
-            contacts,
-            scratch,
-            ..
-        } = self;
-        let parent = &mut scratch.island_parent;
-        parent.clear();
-        parent.extend(0..count as u32);
-        // The pairs of touching awake dynamic bodies, with their masses.
-        // Gathered on every worker, in blocks of the touching list written at the offsets
-        // their counts add up to (the order of one thread).
-        let touching = &scratch.touching;
-        let both_dynamic = |k: usize| {
-            let slots = touching[k].bodies;
-            match (bodies.at(slots[0]), bodies.at(slots[1])) {
-                (Some(a), Some(b)) => {
-                    a.solver_index >= first_dynamic && b.solver_index >= first_dynamic
-                }
-                _ => false,
-            }
-        };
-        let total = block_offsets(
-            touching.len(),
-            GATHER_BLOCK,
-            &mut scratch.gather_starts,
-            &both_dynamic,
-        );
-        let pairs = &mut scratch.island_pairs;
-        pairs.truncate(total);
-        pairs.resize(total, (0, 0, 0.0, 0.0));
-        {
-            let (out, starts) = (Shared::new(pairs), &scratch.gather_starts);
-            let slots = Shared::new(&mut contacts.slots);
-            for_each_block(starts.len() - 1, 1, &|range: Range<usize>| {
-                for block in range {
-                    let mut index = starts[block] as usize;
-                    let end = ((block + 1) * GATHER_BLOCK).min(touching.len());
-                    for k in block * GATHER_BLOCK..end {
-                        prefetch_ahead(touching, k, slots.as_ptr(), slots.len(), bodies, None);
-                        let info = touching[k];
-                        let (Some(a), Some(b)) =
-                            (bodies.at(info.bodies[0]), bodies.at(info.bodies[1]))
-                        else {
-                            continue;
-                        };
-                        // The test of `both_dynamic`, on the bodies at hand.
-                        if a.solver_index < first_dynamic || b.solver_index < first_dynamic {
-                            continue;
-                        }
-                        // SAFETY: `index` is this block's own (the offsets above).
-                        unsafe {
-                            *out.at_mut(index) = (a.solver_index, b.solver_index, a.mass, b.mass)
-                        };
-                        index += 1;
-                    }
-                }
-            });
-        }
-        for &(ia, ib, _, _) in pairs.iter().chain(&jointed) {
-            let (ra, rb) = (find_root(parent, ia), find_root(parent, ib));
-            if ra != rb {
-                // Smaller index as root: deterministic.
-                let (lo, hi) = (ra.min(rb), ra.max(rb));
-                parent[hi as usize] = lo;
-            }
-        }
-        let ratio = &mut scratch.island_ratio;
-        ratio.clear();
-        ratio.resize(count, 1.0);
-        for &(ia, _, ma, mb) in scratch.island_pairs.iter().chain(&jointed) {
-            if ma > 0.0 && mb > 0.0 {
-                let root = find_root(parent, ia) as usize;
-                ratio[root] = ratio[root].max((ma / mb).max(mb / ma));
-            }
-        }
-        scratch.joint_pairs = jointed;
-    }
-
     /// Sorts the islands into sub-step groups and, when there is more than one group,
     /// re-indexes the dynamic bodies so each group is contiguous.
     fn plan_groups(&mut self, count: usize) {
         let base = self.settings.substeps.max(1);
-        let first = 1 + self.scratch.kinematic_count;
+        let first = 1 + self.scratch.solver.kinematic_count;
         let scratch = &mut self.scratch;
-        scratch.body_substeps.clear();
-        scratch.body_substeps.resize(count, base);
+        scratch.islands.body_substeps.clear();
+        scratch.islands.body_substeps.resize(count, base);
         let mut finer = false;
         for i in first..count {
-            let root = find_root(&mut scratch.island_parent, i as u32) as usize;
-            let n = substeps_for_mass_ratio(base, scratch.island_ratio[root]);
-            scratch.body_substeps[i] = n;
+            let root = find_root(&mut scratch.islands.parent, i as u32) as usize;
+            let n = substeps_for_mass_ratio(base, scratch.islands.ratio[root]);
+            scratch.islands.body_substeps[i] = n;
             finer |= n != base;
         }
-        scratch.groups.clear();
+        scratch.islands.groups.clear();
         if !finer {
-            scratch.groups.push(SolveGroup {
+            scratch.islands.groups.push(SolveGroup {
                 substeps: base,
                 bodies: first..count,
                 colours: 0..0,
@@ -450,12 +420,12 @@ impl World {
             return;
         }
         // New order: by sub-step count, then by the provisional index (deterministic).
-        let order = &mut scratch.order;
+        let order = &mut scratch.solver.order;
         order.clear();
         order.extend(first as u32..count as u32);
-        order.sort_unstable_by_key(|&i| (scratch.body_substeps[i as usize], i));
+        order.sort_unstable_by_key(|&i| (scratch.islands.body_substeps[i as usize], i));
         // remap[old] = new
-        let remap = &mut scratch.remap;
+        let remap = &mut scratch.solver.remap;
         remap.clear();
         remap.resize(count, 0);
         for (k, &old) in order.iter().enumerate() {
@@ -467,20 +437,20 @@ impl World {
             }
         }
         // The solver-to-body table follows: new index first + k holds old index order[k].
-        let provisional = &mut scratch.provisional_to_body;
+        let provisional = &mut scratch.solver.provisional_to_body;
         provisional.clear();
-        provisional.extend_from_slice(&scratch.solver_to_body);
+        provisional.extend_from_slice(&scratch.solver.to_body);
         for (k, &old) in order.iter().enumerate() {
-            scratch.solver_to_body[first + k] = provisional[old as usize];
+            scratch.solver.to_body[first + k] = provisional[old as usize];
         }
         let mut start = first;
         while start < count {
-            let n = scratch.body_substeps[order[start - first] as usize];
+            let n = scratch.islands.body_substeps[order[start - first] as usize];
             let mut end = start;
-            while end < count && scratch.body_substeps[order[end - first] as usize] == n {
+            while end < count && scratch.islands.body_substeps[order[end - first] as usize] == n {
                 end += 1;
             }
-            scratch.groups.push(SolveGroup {
+            scratch.islands.groups.push(SolveGroup {
                 substeps: n,
                 bodies: start..end,
                 colours: 0..0,
@@ -491,15 +461,15 @@ impl World {
             start = end;
         }
         // Islands and sub-step counts follow the new indices.
-        let kinematic = scratch.kinematic_count;
+        let kinematic = scratch.solver.kinematic_count;
         self.build_islands(count);
         let scratch = &mut self.scratch;
-        for group in &scratch.groups {
+        for group in &scratch.islands.groups {
             for i in group.bodies.clone() {
-                scratch.body_substeps[i] = group.substeps;
+                scratch.islands.body_substeps[i] = group.substeps;
             }
         }
-        debug_assert_eq!(kinematic, scratch.kinematic_count);
+        debug_assert_eq!(kinematic, scratch.solver.kinematic_count);
     }
 
     /// Copies every awake non-static body into the solver arrays at its solver index.
@@ -507,18 +477,18 @@ impl World {
         let gravity = self.settings.gravity;
         let planar = self.settings.planar;
         let scratch = &mut self.scratch;
-        scratch.solver_bodies.clear();
-        scratch.solver_bodies.resize(count, SolverBody::STATIC);
-        scratch.solver_forces.clear();
-        scratch.solver_forces.resize(count, SolverForces::NONE);
-        scratch.faulted.clear();
-        scratch.faulted.resize(count, false);
+        scratch.solver.bodies.clear();
+        scratch.solver.bodies.resize(count, SolverBody::STATIC);
+        scratch.solver.forces.clear();
+        scratch.solver.forces.resize(count, SolverForces::NONE);
+        scratch.solver.faulted.clear();
+        scratch.solver.faulted.resize(count, false);
         // Each solver body from its body, in blocks on every worker: the blocks take
         // disjoint solver indices, so disjoint bodies.
         let shared_bodies = self.bodies.shared();
-        let to_body = &scratch.solver_to_body;
-        let solver_bodies = Shared::new(&mut scratch.solver_bodies);
-        let solver_forces = Shared::new(&mut scratch.solver_forces);
+        let to_body = &scratch.solver.to_body;
+        let solver_bodies = Shared::new(&mut scratch.solver.bodies);
+        let solver_forces = Shared::new(&mut scratch.solver.forces);
         for_each_block(count, FILL_BLOCK, &|range: Range<usize>| {
             for index in range.filter(|&i| i > 0) {
                 // SAFETY: solver index `index` names one body, and this block alone has it.
@@ -526,11 +496,11 @@ impl World {
                     continue;
                 };
                 let locks = if body.is_dynamic() && planar {
-                    body.locked.union(super::body::Locks::PLANAR)
+                    body.locked.union(crate::physics::body::Locks::PLANAR)
                 } else if body.is_dynamic() {
                     body.locked
                 } else {
-                    super::body::Locks::NONE
+                    crate::physics::body::Locks::NONE
                 };
                 let (linear_free, angular_free) = (locks.linear_free(), locks.angular_free());
                 let mut inv_inertia = body.world_inv_inertia();
@@ -542,7 +512,7 @@ impl World {
                 }
                 // Kinematic velocities are capped like dynamic ones so absurd input cannot
                 // overflow positions.
-                let max_speed = super::body::max_linear_speed(body.ccd);
+                let max_speed = crate::physics::body::max_linear_speed(body.ccd);
                 body.linear_velocity = solver::clamp_length(body.linear_velocity, max_speed);
                 // SAFETY: as above, index `index` is this block's.
                 let (solver_body, forces) =
@@ -567,7 +537,7 @@ impl World {
                         rotation: body.rotation,
                         local_inertia: body.local_inertia,
                         local_inv_inertia: body.local_inv_inertia,
-                        max_linear_speed: super::body::max_linear_speed(body.ccd),
+                        max_linear_speed: crate::physics::body::max_linear_speed(body.ccd),
                         linear_free,
                         angular_free,
                         locked: !locks.is_none(),
@@ -596,8 +566,8 @@ impl World {
             scratch,
             ..
         } = self;
-        let first_dynamic = 1 + scratch.kinematic_count as u32;
-        let touching = &scratch.touching;
+        let first_dynamic = 1 + scratch.solver.kinematic_count as u32;
+        let touching = &scratch.contacts.touching;
         // Whether the contact of two body slots is solved: both bodies there, one of them
         // awake and dynamic.
         let kept = |slots: [u32; 2]| match (bodies.at(slots[0]), bodies.at(slots[1])) {
@@ -610,7 +580,7 @@ impl World {
         let total = block_offsets(
             touching.len(),
             GATHER_BLOCK,
-            &mut scratch.gather_starts,
+            &mut scratch.constraints.gather_starts,
             &|k| kept(touching[k].bodies),
         );
         let placeholder = ConstraintInput::new(
@@ -629,23 +599,23 @@ impl World {
         );
         // Every element below `total` is written by the blocks below, so what the last
         // step left there stays until then (no fill of the whole array).
-        scratch.constraints.truncate(total);
-        scratch.constraints.resize(total, placeholder);
-        scratch.constraint_group.truncate(total);
-        scratch.constraint_group.resize(total, 0);
-        scratch.constraint_height.truncate(total);
-        scratch.constraint_height.resize(total, 0);
+        scratch.constraints.list.truncate(total);
+        scratch.constraints.list.resize(total, placeholder);
+        scratch.constraints.group.truncate(total);
+        scratch.constraints.group.resize(total, 0);
+        scratch.constraints.height.truncate(total);
+        scratch.constraints.height.resize(total, 0);
         let out = (
-            Shared::new(&mut scratch.constraints),
-            Shared::new(&mut scratch.constraint_group),
-            Shared::new(&mut scratch.constraint_height),
+            Shared::new(&mut scratch.constraints.list),
+            Shared::new(&mut scratch.constraints.group),
+            Shared::new(&mut scratch.constraints.height),
         );
         let slots = Shared::new(&mut contacts.slots);
         let (starts, groups, body_substeps, contexts) = (
-            &scratch.gather_starts,
-            &scratch.groups,
-            &scratch.body_substeps,
-            &scratch.group_contexts,
+            &scratch.constraints.gather_starts,
+            &scratch.islands.groups,
+            &scratch.islands.body_substeps,
+            &scratch.islands.contexts,
         );
         for_each_block(blocks, 1, &|range: Range<usize>| {
             for block in range {
@@ -778,10 +748,10 @@ impl World {
             scratch, contacts, ..
         } = self;
         let slots = Shared::new(&mut contacts.slots);
-        for group in &scratch.groups {
+        for group in &scratch.islands.groups {
             let substeps = group.substeps as f32;
-            let cold_groups = &scratch.lane_blocks[group.lanes.clone()];
-            let groups = &scratch.lanes[group.lanes.clone()];
+            let cold_groups = &scratch.constraints.lane_blocks[group.lanes.clone()];
+            let groups = &scratch.constraints.lanes[group.lanes.clone()];
             for_each_block(groups.len(), STORE_BLOCK, &|range: Range<usize>| {
                 for g in range {
                     let (lanes, cold) = (&groups[g], &cold_groups[g]);
@@ -831,16 +801,16 @@ impl World {
             frozen_events,
             ..
         } = self;
-        let count = scratch.solver_to_body.len();
-        scratch.moved.clear();
-        scratch.moved.resize(count, false);
+        let count = scratch.solver.to_body.len();
+        scratch.solver.moved.clear();
+        scratch.solver.moved.resize(count, false);
         {
             let shared_bodies = bodies.shared();
             let shared_colliders = colliders.shared();
             let broad_phase = &**broad_phase;
-            let (to_body, solver_bodies) = (&scratch.solver_to_body, &scratch.solver_bodies);
-            let faulted = Shared::new(&mut scratch.faulted);
-            let moved = Shared::new(&mut scratch.moved);
+            let (to_body, solver_bodies) = (&scratch.solver.to_body, &scratch.solver.bodies);
+            let faulted = Shared::new(&mut scratch.solver.faulted);
+            let moved = Shared::new(&mut scratch.solver.moved);
             for_each_block(count, FILL_BLOCK, &|range: Range<usize>| {
                 for solver_index in range.filter(|&i| i > 0) {
                     let s = &solver_bodies[solver_index];
@@ -892,16 +862,16 @@ impl World {
             });
         }
         for solver_index in 1..count {
-            let body_index = scratch.solver_to_body[solver_index];
-            if scratch.faulted[solver_index] {
+            let body_index = scratch.solver.to_body[solver_index];
+            if scratch.solver.faulted[solver_index] {
                 if let Some(handle) = bodies.handle_at(body_index) {
                     frozen_events.push(handle);
                 }
-            } else if scratch.moved[solver_index] {
+            } else if scratch.solver.moved[solver_index] {
                 let Some(body) = bodies.at(body_index) else {
                     continue;
                 };
-                let displacement = scratch.solver_bodies[solver_index].delta_position;
+                let displacement = scratch.solver.bodies[solver_index].delta_position;
                 for &ci in &body.colliders {
                     if let Some(collider) = colliders.at(ci) {
                         broad_phase.move_proxy(collider.proxy, collider.aabb, displacement);
@@ -915,7 +885,7 @@ impl World {
 /// Whether a dynamic body's force, torque, acceleration, velocity and pose are finite (see
 /// [`World::frozen_bodies`]).
 #[inline]
-fn inputs_finite(body: &super::body::Body, gravity: Vec3) -> bool {
+fn inputs_finite(body: &crate::physics::body::Body, gravity: Vec3) -> bool {
     let acceleration = gravity * body.gravity_scale + body.force * body.inv_mass;
     acceleration.is_finite()
         && (body.local_inv_inertia * body.torque).is_finite()
@@ -938,7 +908,7 @@ fn in_plane(normal: Vec3) -> Vec3 {
 
 /// Stops a body whose state stopped being finite: its pose stays the last finite one, its
 /// velocities and pending forces are cleared, and the solver leaves it out from now on.
-fn freeze(body: &mut super::body::Body) {
+fn freeze(body: &mut crate::physics::body::Body) {
     body.frozen = true;
     body.linear_velocity = Vec3::ZERO;
     body.angular_velocity = Vec3::ZERO;
@@ -989,7 +959,13 @@ mod tests {
                 world.create_joint(def).expect("joint");
             }
             world.step(1.0 / 60.0);
-            let groups: Vec<u32> = world.scratch.groups.iter().map(|g| g.substeps).collect();
+            let groups: Vec<u32> = world
+                .scratch
+                .islands
+                .groups
+                .iter()
+                .map(|g| g.substeps)
+                .collect();
             let expected = if joined { 9 } else { 4 };
             assert_eq!(groups, [expected], "joined: {joined}");
         }

@@ -1,10 +1,18 @@
 //! The world: owns bodies, colliders, the broad phase and contacts, and steps them.
 //!
-//! Creation, removal, getters and setters are in `world_bodies.rs`; contact bookkeeping and
-//! the narrow phase in `world_contacts.rs`; the solve in `world_solve.rs`; sleeping in
-//! `island.rs`; queries in `query.rs`. This file holds the world, its settings and the step.
+//! One home per phase: the step's table of contents in `step.rs`; creation, removal,
+//! getters and setters in `bodies.rs`; contact bookkeeping and the narrow phase in
+//! `contacts.rs`; the solve (solver bodies, constraints, sub-step groups, finalising) in
+//! `solve.rs`; islands and sleeping in `../island.rs`; continuous collision in
+//! `../continuous.rs`; queries in `../query.rs`. This file holds the world, its settings and
+//! its events.
 
-use super::body::{Body, BodyType};
+pub(crate) mod bodies;
+pub(crate) mod contacts;
+pub(crate) mod solve;
+mod step;
+
+use super::body::Body;
 use super::broad_phase::brute_force::BruteForce;
 use super::broad_phase::dynamic_tree::DynamicTree;
 use super::broad_phase::pair_set::PairSet;
@@ -14,13 +22,8 @@ use super::constants::*;
 use super::contact::{Contact, ContactSet};
 use super::handle::{Arena, Handle};
 use super::island::SleepIslands;
-use super::math::{Quat, Vec3};
-use super::profile::{PhaseTimer, StepCounters, StepProfile};
-use super::solver::{
-    ConstraintGraph, ConstraintInput, ConstraintLanes, LaneBlocks, PassFactors, SolverBody,
-    SolverForces, StepContext,
-};
-use super::world_solve::SolveGroup;
+use super::math::Vec3;
+use super::profile::{StepCounters, StepProfile};
 
 /// Handle of a body: stale (finds nothing) once the body is removed.
 pub type BodyHandle = Handle<Body>;
@@ -156,11 +159,11 @@ pub struct WorldSettings {
     /// The integrator.
     pub integrator: Integrator,
     /// Lock every dynamic body to the x–y plane and to turning about z (2D worlds, like
-    /// seeds 000 and 004; Jolt's Plane2D): [`Locks::PLANAR`] added to each body's own.
+    /// seeds 000 and 004; Jolt's Plane2D): [`Locks::PLANAR`](super::Locks::PLANAR) added to
+    /// each body's own.
     pub planar: bool,
     /// Reuse a contact's manifold while its pair has barely moved (see
-    /// [`MANIFOLD_REUSE_DISTANCE`](super::constants::MANIFOLD_REUSE_DISTANCE)); off, every
-    /// touching pair is tested every step.
+    /// [`MANIFOLD_REUSE_DISTANCE`]); off, every touching pair is tested every step.
     pub reuse_manifolds: bool,
     /// Work cap for bodies placed inside each other: a contact between two dynamic bodies is
     /// not created while either of them already has this many contacts (of any kind). The
@@ -307,87 +310,22 @@ impl ContactEvents {
     }
 }
 
-/// Buffers reused from step to step so the steady state allocates nothing.
+/// Buffers reused from step to step so the steady state allocates nothing, one set per
+/// phase, each declared beside the phase that fills it.
 #[derive(Default)]
 pub(crate) struct StepScratch {
-    /// This step's joints, prepared for the solver.
-    pub joints: Vec<super::joint::JointConstraint>,
-    /// Buffers of the jointed islands' direct solve.
-    pub joint_blocks: super::joint::BlockScratch,
-    /// Pairs of jointed awake dynamic bodies (solver indices and masses), for the islands.
-    pub joint_pairs: Vec<(u32, u32, f32, f32)>,
-    /// The narrow phase's results, one per piece of the contact list (`world_contacts.rs`).
-    pub narrow_chunks: Vec<super::world_contacts::NarrowChunk>,
-    pub new_pairs: Vec<(u32, u32)>,
-    pub to_destroy: Vec<u32>,
-    pub to_wake: Vec<u32>,
-    pub solver_bodies: Vec<SolverBody>,
-    /// Forces and damping of each solver body (read by velocity integration only).
-    pub solver_forces: Vec<SolverForces>,
-    /// Body slot of each solver body (index 0, the static stand-in, maps to NULL).
-    pub solver_to_body: Vec<u32>,
-    /// Per solver body: one of its colliders outgrew its proxy's fat box this step
-    /// (`World::finalize_bodies`).
-    pub moved: Vec<bool>,
-    /// The provisional solver-to-body table, in slot order (work space of `plan_groups`,
-    /// which re-indexes the dynamic bodies group by group).
-    pub provisional_to_body: Vec<u32>,
-    /// The touching contacts of this step, as the solver takes them.
-    pub constraints: Vec<ConstraintInput>,
-    /// Where each block of the touching list starts writing its constraints
-    /// (`World::gather_constraints`), and the total last.
-    pub gather_starts: Vec<u32>,
-    /// Group of each constraint (parallel to `constraints`).
-    pub constraint_group: Vec<u32>,
-    /// Colour of each constraint (see `solver::ConstraintGraph`).
-    pub constraint_colour: Vec<u8>,
-    pub graph: ConstraintGraph,
-    /// Each constraint's height along −gravity (see `world_solve::height_key`) in the high
-    /// 32 bits, its index in the low ones: sorted, the colouring's order.
-    pub constraint_height: Vec<u64>,
-    /// Constraint indices: the colouring's order, then colour by colour (see
-    /// `colour_ranges`).
-    pub constraint_order: Vec<u32>,
-    /// Ranges of `constraint_order` holding each colour of every group (see
-    /// `SolveGroup::colours`).
-    pub colour_ranges: Vec<std::ops::Range<usize>>,
-    /// The constraints four per lane group, colour by colour (see `solver::ConstraintLanes`).
-    pub lanes: Vec<ConstraintLanes>,
-    /// Awake dynamic bodies with continuous collision: body slot, centre of mass and
-    /// rotation at the start of the step.
-    pub ccd_bodies: Vec<(u32, Vec3, Quat)>,
-    /// Colliders a ccd body's sweep may hit (reused buffer).
-    pub ccd_candidates: Vec<u32>,
-    /// What the passes rarely touch of each lane group, index for index with `lanes`.
-    pub lane_blocks: Vec<LaneBlocks>,
-    /// The biased and the relax pass's factorisations of each lane group, index for index
-    /// with `lanes` (see `solver::PassFactors`).
-    pub lane_factors: [Vec<PassFactors>; 2],
-    /// Each colour's lane groups (see `SolveGroup::lane_colours`).
-    pub lane_colours: Vec<std::ops::Range<usize>>,
-    /// Awake kinematic bodies (solver indices 1 ..= this).
-    pub kinematic_count: usize,
-    /// Sub-step groups of this step and their contexts.
-    pub groups: Vec<SolveGroup>,
-    pub group_contexts: Vec<StepContext>,
-    /// Sub-steps of each solver body's island.
-    pub body_substeps: Vec<u32>,
-    /// Union–find parent of each solver body (islands of touching dynamic bodies).
-    pub island_parent: Vec<u32>,
-    /// Largest mass ratio of touching bodies, per island root.
-    pub island_ratio: Vec<f32>,
-    /// The touching contacts after the contact update, in the order of the active list.
-    pub touching: Vec<super::contact::ActiveInfo>,
-    /// The touching pairs of awake dynamic bodies this step: solver indices and masses.
-    pub island_pairs: Vec<(u32, u32, f32, f32)>,
-    /// Buffers for re-indexing bodies by group.
-    pub order: Vec<u32>,
-    pub remap: Vec<u32>,
-    /// Solver bodies whose velocity stopped being finite this step (to be frozen).
-    pub faulted: Vec<bool>,
-    pub island_min_sleep: Vec<f32>,
-    pub island_members: Vec<u32>,
-    pub island_group: Vec<u32>,
+    /// Broad-phase pairs and the narrow phase's results (`contacts.rs`).
+    pub contacts: contacts::ContactScratch,
+    /// The solver's bodies and their indexing (`solve.rs`).
+    pub solver: solve::SolverScratch,
+    /// Islands, sub-step groups and sleep (`../island.rs`).
+    pub islands: super::island::IslandScratch,
+    /// The touching contacts as constraints, coloured and packed into lanes (`solve.rs`).
+    pub constraints: solve::ConstraintScratch,
+    /// The joints' constraints and their direct solve (`../joint/solve.rs`).
+    pub joints: super::joint::JointScratch,
+    /// Continuous collision (`../continuous.rs`).
+    pub ccd: super::continuous::CcdScratch,
 }
 
 /// A physics world.
@@ -619,137 +557,6 @@ impl World {
     /// The broad phase, for inspection (name, validate, fat AABBs).
     pub fn broad_phase(&self) -> &dyn BroadPhase {
         self.broad_phase.as_ref()
-    }
-
-    /// Advances the world by `dt` seconds (a fixed step, typically 1/60 s):
-    ///
-    /// 1. broad phase: new pairs of overlapping fat AABBs become contacts;
-    /// 2. narrow phase: manifolds for every awake contact, begin/persist/end events, bodies
-    ///    touched by awake ones wake up;
-    /// 3. solve: sub-stepped soft contacts with integration inside, island group by island
-    ///    group (see `solver/mod.rs` and `world_solve.rs`);
-    /// 4. finalize: bodies written back, colliders and proxies moved;
-    /// 5. continuous: each fast body with `ccd` is swept over its motion in the step and put
-    ///    back at its first time of impact (see `continuous.rs`);
-    /// 6. islands: resting islands fall asleep.
-    ///
-    /// A non-positive or non-finite `dt` does nothing. The step uses up to
-    /// [`World::workers`] threads and its result is the same bit for bit at any count.
-    pub fn step(&mut self, dt: f32) {
-        if !(dt > 0.0 && dt.is_finite()) {
-            return;
-        }
-        super::threads::run_with(self.workers, || self.step_here(dt));
-    }
-
-    /// Threads the step may use: 1 steps on the calling thread; more split the phases that
-    /// can split (see `physics/threads.rs`). A new world takes
-    /// [`threads::default_workers`](super::threads::default_workers).
-    pub fn workers(&self) -> usize {
-        self.workers
-    }
-
-    /// Sets [`World::workers`], 1 to [`MAX_WORKERS`](super::threads::MAX_WORKERS). The
-    /// state after every step is the same at any count; only the time taken changes.
-    pub fn set_workers(&mut self, workers: usize) -> Result<(), String> {
-        super::threads::check_workers(workers)?;
-        self.workers = workers;
-        Ok(())
-    }
-
-    /// [`World::step`] on the current thread (inside the workers' pool when there is one).
-    fn step_here(&mut self, dt: f32) {
-        let start = PhaseTimer::start();
-        let mut timer = PhaseTimer::start();
-        self.profile = StepProfile::default();
-        self.events.clear();
-        self.events.end.append(&mut self.pending_end);
-        self.events.sensor_end.append(&mut self.pending_sensor_end);
-        self.frozen_events.clear();
-        self.stepping = true;
-
-        self.update_pairs();
-        self.profile.broad_phase_ms = timer.lap();
-
-        let (awake, frozen) = self.scan_bodies();
-        if !awake {
-            // Every body that can move is asleep (or there is none): nothing can collide,
-            // move or wake, so the step is the broad phase's bookkeeping only. Contacts are
-            // destroyed eagerly when a body or collider goes, and a new pair of sleeping or
-            // static bodies is not collided until one of them wakes, so nothing is skipped
-            // that a full step would have done.
-            self.idle_step(dt, frozen, start);
-            return;
-        }
-
-        self.update_contacts(dt);
-        self.profile.narrow_phase_ms = timer.lap();
-
-        self.solve(dt);
-        timer.lap();
-
-        self.finalize_bodies();
-        self.profile.integration_ms += timer.lap();
-
-        self.solve_continuous();
-        self.profile.continuous_ms = timer.lap();
-
-        self.update_sleep(dt);
-        self.profile.islands_ms = timer.lap();
-
-        self.stepping = false;
-        self.step_count += 1;
-        self.time += dt as f64;
-        self.count();
-        self.profile.total_ms = start.elapsed_ms();
-    }
-
-    /// One pass over the bodies: is any non-static body awake, and how many are frozen.
-    fn scan_bodies(&self) -> (bool, usize) {
-        let mut awake = false;
-        let mut frozen = 0;
-        for (_, body) in self.bodies.iter() {
-            awake |= body.awake && body.body_type != BodyType::Static;
-            frozen += body.frozen as usize;
-        }
-        (awake, frozen)
-    }
-
-    /// The end of a step in which every body sleeps: the solver's arrays are emptied (no
-    /// body was gathered) and the counters that can change are updated; manifolds and
-    /// points stay as they were.
-    fn idle_step(&mut self, dt: f32, frozen: usize, start: PhaseTimer) {
-        let scratch = &mut self.scratch;
-        scratch.solver_bodies.clear();
-        scratch.solver_forces.clear();
-        scratch.solver_to_body.clear();
-        scratch.constraints.clear();
-        self.stepping = false;
-        self.step_count += 1;
-        self.time += dt as f64;
-        self.counters.islands = 0;
-        self.counters.pair_tests = 0;
-        self.counters.manifolds_reused = 0;
-        self.count_sizes(frozen);
-        self.profile.total_ms = start.elapsed_ms();
-    }
-
-    /// Fills the counters of the last step (the contact update counted the manifolds).
-    fn count(&mut self) {
-        let frozen = self.bodies.iter().filter(|(_, b)| b.frozen).count();
-        self.count_sizes(frozen);
-    }
-
-    /// The counters that need no walk over the contacts: sizes, what the solver gathered,
-    /// and the `frozen` bodies.
-    fn count_sizes(&mut self, frozen: usize) {
-        self.counters.bodies = self.bodies.len();
-        self.counters.awake_bodies = self.scratch.solver_bodies.len().saturating_sub(1);
-        self.counters.colliders = self.colliders.len();
-        self.counters.pairs = self.contacts.len();
-        self.counters.constraints = self.scratch.constraints.len();
-        self.counters.newly_frozen = self.frozen_events.len();
-        self.counters.frozen_bodies = frozen;
     }
 
     /// Every live contact (touching or only overlapping in the broad phase).

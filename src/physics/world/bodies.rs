@@ -6,12 +6,12 @@
 
 use std::fmt;
 
-use super::body::{normalized_exactly, Body, BodyDef, BodyType, NULL};
-use super::collider::{Collider, ColliderDef, MixedMaterial};
-use super::math::{is_finite_vec, unit_rotation, Isometry, Mat3, Quat, Vec3};
-use super::shape::{MassProperties, Shape};
-use super::solver::invert_or_zero;
-use super::world::{BodyHandle, ColliderHandle, World};
+use crate::physics::body::{normalized_exactly, Body, BodyDef, BodyType, NULL};
+use crate::physics::collider::{Collider, ColliderDef, MixedMaterial};
+use crate::physics::math::{is_finite_vec, unit_rotation, Isometry, Mat3, Quat, Vec3};
+use crate::physics::shape::{MassProperties, Shape};
+use crate::physics::solver::invert_or_zero;
+use crate::physics::world::{BodyHandle, ColliderHandle, World};
 
 /// Why a collider could not be added or changed.
 #[derive(Clone, Debug, PartialEq)]
@@ -178,7 +178,7 @@ impl World {
             rolling_resistance: def.rolling_resistance,
             proxy: NULL,
             world_pose: Isometry::IDENTITY,
-            aabb: super::aabb::Aabb::new(Vec3::ZERO, Vec3::ZERO),
+            aabb: crate::physics::aabb::Aabb::new(Vec3::ZERO, Vec3::ZERO),
             sensor: def.sensor,
             user_data: def.user_data,
         };
@@ -405,8 +405,8 @@ impl World {
     }
 
     /// Sets the velocity of the centre of mass, m/s (finite, at most
-    /// [`MAX_LINEAR_SPEED`](super::constants::MAX_LINEAR_SPEED), or
-    /// [`MAX_CCD_LINEAR_SPEED`](super::constants::MAX_CCD_LINEAR_SPEED) for a ccd body).
+    /// [`MAX_LINEAR_SPEED`](crate::physics::constants::MAX_LINEAR_SPEED), or
+    /// [`MAX_CCD_LINEAR_SPEED`](crate::physics::constants::MAX_CCD_LINEAR_SPEED) for a ccd body).
     pub fn set_linear_velocity(
         &mut self,
         handle: BodyHandle,
@@ -424,7 +424,7 @@ impl World {
     }
 
     /// Sets the angular velocity, rad/s (finite; a step keeps at most
-    /// [`WorldSettings::max_angular_speed`](super::WorldSettings::max_angular_speed)).
+    /// [`WorldSettings::max_angular_speed`](crate::physics::WorldSettings::max_angular_speed)).
     pub fn set_angular_velocity(
         &mut self,
         handle: BodyHandle,
@@ -518,12 +518,12 @@ impl World {
         self.change_moving_body(handle, |b| b.gravity_scale = scale)
     }
 
-    /// Locks degrees of freedom of the body (see [`Locks`](super::body::Locks)); its
+    /// Locks degrees of freedom of the body (see [`Locks`](crate::physics::body::Locks)); its
     /// velocity along them is dropped at the next step, where it stands stays.
     pub fn set_locked(
         &mut self,
         handle: BodyHandle,
-        locked: super::body::Locks,
+        locked: crate::physics::body::Locks,
     ) -> Result<(), BodyError> {
         self.change_moving_body(handle, |b| b.locked = locked)
     }

@@ -4,7 +4,9 @@
 
 use std::path::Path;
 
-use impulse::physics::{threads, Quat, Shape, Vec3, World};
+use impulse::physics::{
+    threads, BodyDef, BodyType, ColliderDef, JointDef, JointKind, Motor, Quat, Shape, Vec3, World,
+};
 use impulse::scene;
 
 use crate::common::{self, DT};
@@ -73,6 +75,112 @@ fn heap() -> World {
 #[test]
 fn a_heap_steps_the_same_at_any_worker_count() {
     same_at_any_worker_count("heap", 40, heap);
+}
+
+/// A net of 24 × 24 balls (radius 0.4, 1 m apart in x–z), each joined by a ball joint to
+/// its neighbours in +x and +z (1 104 joints: enough to be coloured and shared), its corners
+/// hung on ball joints to the world, one edge ball hinged with a motor to a kinematic body
+/// that moves, one pair welded, one held by a rope; twelve boxes dropped on it.
+fn jointed_net() -> World {
+    let mut world = World::default();
+    common::ground(&mut world, 0.6, 0.0);
+    const N: usize = 24;
+    let mut balls = Vec::new();
+    for i in 0..N {
+        for k in 0..N {
+            let at = Vec3::new(i as f32, 6.0, k as f32);
+            balls.push(common::dynamic(
+                &mut world,
+                Shape::sphere(0.4),
+                at,
+                Quat::IDENTITY,
+                0.5,
+            ));
+        }
+    }
+    let ball = |i: usize, k: usize| balls[i * N + k];
+    let join = |world: &mut World, a, b: Option<_>, at: Vec3, kind| {
+        let def = JointDef::between(world, a, b, at, at, kind);
+        world.create_joint(def).expect("joint");
+    };
+    let ball_joint = JointKind::Spherical { cone: None };
+    for i in 0..N {
+        for k in 0..N {
+            let at = Vec3::new(i as f32, 6.0, k as f32);
+            if i + 1 < N {
+                let mid = at + Vec3::new(0.5, 0.0, 0.0);
+                join(
+                    &mut world,
+                    ball(i, k),
+                    Some(ball(i + 1, k)),
+                    mid,
+                    ball_joint,
+                );
+            }
+            if k + 1 < N {
+                let mid = at + Vec3::new(0.0, 0.0, 0.5);
+                join(
+                    &mut world,
+                    ball(i, k),
+                    Some(ball(i, k + 1)),
+                    mid,
+                    ball_joint,
+                );
+            }
+        }
+    }
+    for (i, k) in [(0, 0), (0, N - 1), (N - 1, 0), (N - 1, N - 1)] {
+        let at = Vec3::new(i as f32, 6.0, k as f32);
+        join(&mut world, ball(i, k), None, at, ball_joint);
+    }
+    let driver = world.create_body(BodyDef {
+        body_type: BodyType::Kinematic,
+        position: Vec3::new(-1.0, 6.0, 12.0),
+        linear_velocity: Vec3::new(0.0, 0.5, 0.0),
+        ..BodyDef::default()
+    });
+    world
+        .add_collider(driver, ColliderDef::new(Shape::cuboid(Vec3::splat(0.3))))
+        .expect("driver");
+    let at = Vec3::new(-0.5, 6.0, 12.0);
+    let hinge = JointDef::revolute(&world, ball(0, 12), Some(driver), at, Vec3::X)
+        .with_limits(-0.5, 0.5)
+        .with_motor(Motor {
+            speed: 1.0,
+            max_torque: 5.0,
+        });
+    world.create_joint(hinge).expect("hinge");
+    let weld = JointDef::fixed(
+        &world,
+        ball(10, 10),
+        Some(ball(11, 11)),
+        Vec3::new(10.5, 6.0, 10.5),
+    );
+    world.create_joint(weld).expect("weld");
+    let rope = JointKind::Distance { min: 0.0, max: 1.5 };
+    join(
+        &mut world,
+        ball(5, 20),
+        Some(ball(6, 21)),
+        Vec3::new(5.5, 6.0, 20.5),
+        rope,
+    );
+    for n in 0..12 {
+        let at = Vec3::new(3.0 + 1.5 * n as f32, 8.0, 4.0 + 1.3 * n as f32);
+        common::dynamic(
+            &mut world,
+            Shape::cuboid(Vec3::splat(0.3)),
+            at,
+            Quat::IDENTITY,
+            0.6,
+        );
+    }
+    world
+}
+
+#[test]
+fn a_jointed_net_steps_the_same_at_any_worker_count() {
+    same_at_any_worker_count("jointed net", 60, jointed_net);
 }
 
 #[test]

@@ -5,17 +5,16 @@
 //! a contact). The accumulated impulses are `impulse.x` (the rod's row, or the lower limit,
 //! ≥ 0) and `impulse.y` (the upper limit, ≤ 0), along u.
 
-use super::super::solver::SolverBody;
 use super::block::{Row, Slot};
-use super::parts::{self, Anchors, Line, SubStep};
+use super::parts::{self, Anchors, JointBodies, Line, SubStep};
 use super::{JointConstraint, JointPass};
 
 /// One pass over a distance joint.
-pub(super) fn solve(
+pub(super) fn solve<B: JointBodies + ?Sized>(
     c: &mut JointConstraint,
     min: f32,
     max: f32,
-    bodies: &mut [SolverBody],
+    bodies: &mut B,
     step: &SubStep,
 ) {
     let anchors = Anchors::new(c, bodies);
@@ -56,10 +55,10 @@ pub(super) fn solve(
 }
 
 /// A rod's equality row for its island's block: J = (−u, −r_a×u, u, r_b×u), C = |d| − L.
-pub(super) fn equality_rows(
+pub(super) fn equality_rows<B: JointBodies + ?Sized>(
     index: u32,
     c: &JointConstraint,
-    bodies: &[SolverBody],
+    bodies: &B,
     length: f32,
     anchors: &Anchors,
     rows: &mut Vec<Row>,

@@ -6,7 +6,7 @@ use super::super::math::{Quat, Vec3};
 use super::super::solver::SolverBody;
 use super::super::world::{BodyHandle, World};
 use super::block::{Row, Slot};
-use super::parts::{self, Anchors, SubStep};
+use super::parts::{self, Anchors, JointBodies, SubStep};
 use super::{JointConstraint, JointDef, JointKind, JointPass, JointState};
 
 /// A weld's own accumulated impulse besides its point rows.
@@ -31,10 +31,10 @@ impl JointDef {
 
 /// One pass over a weld: the angular rows, then the point rows (the angular rows change no
 /// position, so the anchors hold), unless the island's block solves them.
-pub(super) fn solve(
+pub(super) fn solve<B: JointBodies + ?Sized>(
     c: &mut JointConstraint,
     reference: Quat,
-    bodies: &mut [SolverBody],
+    bodies: &mut B,
     step: &SubStep,
 ) {
     let anchors = Anchors::new(c, bodies);
@@ -64,8 +64,8 @@ fn weld_error(c: &JointConstraint, a: &SolverBody, b: &SolverBody, reference: Qu
 
 /// The three rows that keep A's rotation relative to B at `reference`, soft in the biased
 /// pass; the accumulated impulse is `state.angular`.
-fn weld_rows(
-    bodies: &mut [SolverBody],
+fn weld_rows<B: JointBodies + ?Sized>(
+    bodies: &mut B,
     c: &JointConstraint,
     state: &mut WeldState,
     reference: Quat,
@@ -92,10 +92,10 @@ fn weld_rows(
 
 /// A weld's equality rows for its island's block: the angular rows (J = (0, −e, 0, e) per
 /// world axis e, C = −θ·e, the sign of their rate ω_b − ω_a) and the point rows.
-pub(super) fn equality_rows(
+pub(super) fn equality_rows<B: JointBodies + ?Sized>(
     index: u32,
     c: &JointConstraint,
-    bodies: &[SolverBody],
+    bodies: &B,
     reference: Quat,
     anchors: &Anchors,
     rows: &mut Vec<Row>,

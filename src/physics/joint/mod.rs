@@ -45,9 +45,13 @@ use super::math::{Quat, Vec3};
 use super::world::{BodyHandle, World};
 pub(crate) use block::BlockScratch;
 use fixed::WeldState;
+pub(crate) use parts::SubStep;
 use revolute::HingeState;
 pub use revolute::{Limits, Motor};
-pub(crate) use solve::{solve_joints, JointConstraint, JointPass, JointScratch};
+pub(crate) use solve::{
+    begin_pass, end_pass, solve_joint, solve_joint_shared, JointConstraint, JointPass, JointRun,
+    JointScratch,
+};
 use spherical::SwingState;
 pub use spring::SYMPLECTIC_SPRING_LIMIT;
 

@@ -7,18 +7,67 @@
 //! m = 1/k the row's effective mass, b the bias rate and (s_m, s_i) from [`scales`]; the
 //! relax pass takes s_m = 1, s_i = 0, b = 0.
 
+use std::ops::{Index, IndexMut};
+
 use super::super::math::{Mat3, Quat, Vec3};
 use super::super::solver::{Softness, SolverBody};
 use super::block::{self, Row, Slot};
-use super::{JointConstraint, JointPass};
+use super::{JointConstraint, JointPass, JOINT_DAMPING_RATIO, JOINT_HERTZ};
 
 /// The smallest pivot of one joint's 3×3 solve, as a fraction of its largest diagonal:
 /// above what rounding of f32 rows leaves in a locked direction (a tilted planar body's
 /// hinge rows), below the mass and inertia ratios of real bodies on one joint.
 const JOINT_RANK_TOLERANCE: f64 = 1.0e-6;
 
+/// What a joint's rows reach its bodies through, by solver index: the solver's body slice,
+/// or the [`PairBodies`] of one joint.
+pub(crate) trait JointBodies: Index<usize, Output = SolverBody> + IndexMut<usize> {}
+
+impl<T: Index<usize, Output = SolverBody> + IndexMut<usize> + ?Sized> JointBodies for T {}
+
+/// One joint's bodies, for a joint solved beside others on several workers: the static
+/// stand-in (index 0, read only), and bodies `a` and `b` (`None` for index 0). The rows
+/// write only their own bodies, never index 0 (they test for it).
+pub(crate) struct PairBodies<'a> {
+    pub stand_in: &'a SolverBody,
+    pub a: usize,
+    pub body_a: Option<&'a mut SolverBody>,
+    pub b: usize,
+    pub body_b: Option<&'a mut SolverBody>,
+}
+
+impl Index<usize> for PairBodies<'_> {
+    type Output = SolverBody;
+
+    #[inline]
+    fn index(&self, index: usize) -> &SolverBody {
+        let body = if index == self.a {
+            self.body_a.as_deref()
+        } else if index == self.b {
+            self.body_b.as_deref()
+        } else {
+            None
+        };
+        body.unwrap_or(self.stand_in)
+    }
+}
+
+impl IndexMut<usize> for PairBodies<'_> {
+    #[inline]
+    fn index_mut(&mut self, index: usize) -> &mut SolverBody {
+        let body = if index == self.a {
+            self.body_a.as_deref_mut()
+        } else if index == self.b {
+            self.body_b.as_deref_mut()
+        } else {
+            None
+        };
+        body.expect("a joint's rows write only its own bodies, never the static stand-in")
+    }
+}
+
 /// One pass of one sub-step, as each joint's rows see it.
-pub(super) struct SubStep {
+pub(crate) struct SubStep {
     /// What the pass does.
     pub pass: JointPass,
     /// The rigid rows' softness in the biased pass.
@@ -28,6 +77,15 @@ pub(super) struct SubStep {
 }
 
 impl SubStep {
+    /// Pass `pass` of a sub-step of `h` seconds.
+    pub fn new(pass: JointPass, h: f32) -> Self {
+        SubStep {
+            pass,
+            soft: Softness::new(JOINT_HERTZ, JOINT_DAMPING_RATIO, h),
+            h,
+        }
+    }
+
     /// Whether the rows are soft and biased (the biased pass) or rigid (the relax pass).
     pub fn biased(&self) -> bool {
         self.pass == JointPass::Biased
@@ -58,7 +116,7 @@ pub(super) struct Anchors {
 
 impl Anchors {
     /// The anchors of `c` for `bodies` as they stand in the sub-step.
-    pub fn new(c: &JointConstraint, bodies: &[SolverBody]) -> Self {
+    pub fn new<B: JointBodies + ?Sized>(c: &JointConstraint, bodies: &B) -> Self {
         let (pa, ra) = side(&bodies[c.a as usize], c.center_a, c.rotation_a, c.arm_a);
         let (pb, rb) = side(&bodies[c.b as usize], c.center_b, c.rotation_b, c.arm_b);
         Anchors { d: pb - pa, ra, rb }
@@ -81,7 +139,11 @@ pub(super) struct Line {
 
 impl Line {
     /// The line between `anchors` of `c`, for `bodies` as they move now.
-    pub fn new(c: &JointConstraint, bodies: &[SolverBody], anchors: &Anchors) -> Self {
+    pub fn new<B: JointBodies + ?Sized>(
+        c: &JointConstraint,
+        bodies: &B,
+        anchors: &Anchors,
+    ) -> Self {
         let Anchors { d, ra, rb } = *anchors;
         let (body_a, body_b) = (bodies[c.a as usize], bodies[c.b as usize]);
         let length = d.length();
@@ -116,7 +178,13 @@ pub(super) fn point_velocity(body: &SolverBody, r: Vec3) -> Vec3 {
 }
 
 /// Applies impulse `p` at arms `ra` (−p) and `rb` (+p).
-pub(super) fn apply(bodies: &mut [SolverBody], c: &JointConstraint, ra: Vec3, rb: Vec3, p: Vec3) {
+pub(super) fn apply<B: JointBodies + ?Sized>(
+    bodies: &mut B,
+    c: &JointConstraint,
+    ra: Vec3,
+    rb: Vec3,
+    p: Vec3,
+) {
     if c.a != 0 {
         let a = &mut bodies[c.a as usize];
         a.linear_velocity -= c.inv_mass_a * p;
@@ -130,7 +198,7 @@ pub(super) fn apply(bodies: &mut [SolverBody], c: &JointConstraint, ra: Vec3, rb
 }
 
 /// Applies the angular impulse `l` (−l to A, +l to B).
-pub(super) fn apply_angular(bodies: &mut [SolverBody], c: &JointConstraint, l: Vec3) {
+pub(super) fn apply_angular<B: JointBodies + ?Sized>(bodies: &mut B, c: &JointConstraint, l: Vec3) {
     if c.a != 0 {
         let a = &mut bodies[c.a as usize];
         a.angular_velocity -= a.inv_inertia * l;
@@ -217,8 +285,8 @@ pub(super) fn pivot_inv_inertia(inv_mass: Vec3, inv_inertia: Mat3, arm: Vec3) ->
 /// K = (m_a⁻¹ + m_b⁻¹)·𝟙 − \[r_a\]×I_a⁻¹\[r_a\]× − \[r_b\]×I_b⁻¹\[r_b\]× (m⁻¹ per world axis);
 /// soft in the biased pass, rigid in the relax pass. The accumulated impulse is
 /// `c.impulse`.
-pub(super) fn point_rows(
-    bodies: &mut [SolverBody],
+pub(super) fn point_rows<B: JointBodies + ?Sized>(
+    bodies: &mut B,
     c: &mut JointConstraint,
     anchors: &Anchors,
     step: &SubStep,

@@ -12,7 +12,7 @@ use super::super::math::{Mat3, Vec3};
 use super::super::solver::SolverBody;
 use super::super::world::{BodyHandle, World};
 use super::block::{Row, Slot};
-use super::parts::{self, Anchors, SubStep};
+use super::parts::{self, Anchors, JointBodies, SubStep};
 use super::{JointConstraint, JointDef, JointKind, JointPass, JointState};
 
 /// A hinge's angle limits: A's angle relative to B (or the world) about the axis stays
@@ -184,11 +184,11 @@ fn angle_near(angle: f32, middle: f32) -> f32 {
 /// One pass over a hinge: the motor, the limits, then (unless the island's block solves
 /// them) the alignment and point rows. The angular rows change no position, so the anchors
 /// hold throughout.
-pub(super) fn solve(
+pub(super) fn solve<B: JointBodies + ?Sized>(
     c: &mut JointConstraint,
     limits: Option<Limits>,
     motor: Option<Motor>,
-    bodies: &mut [SolverBody],
+    bodies: &mut B,
     step: &SubStep,
 ) {
     let anchors = Anchors::new(c, bodies);
@@ -206,9 +206,8 @@ pub(super) fn solve(
     }
     let inv_sum = bodies[c.a as usize].inv_inertia + bodies[c.b as usize].inv_inertia;
     // Motor and limits act on A's spin relative to B (the world, for a door).
-    let spin = |bodies: &[SolverBody]| {
-        bodies[c.a as usize].angular_velocity - bodies[c.b as usize].angular_velocity
-    };
+    let spin =
+        |bodies: &B| bodies[c.a as usize].angular_velocity - bodies[c.b as usize].angular_velocity;
     let k_axis = hinge.axis.dot(inv_sum * hinge.axis);
     // Motor: the relative spin about the axis towards its target, within the torque it
     // may use this sub-step.
@@ -259,8 +258,8 @@ pub(super) fn solve(
 /// The two rows that keep the axes parallel, solved together: K the 2×2 block of
 /// `inv_sum` = I_a⁻¹ + I_b⁻¹ (with a third, empty row and column for
 /// [`parts::solve_symmetric`]).
-fn alignment_rows(
-    bodies: &mut [SolverBody],
+fn alignment_rows<B: JointBodies + ?Sized>(
+    bodies: &mut B,
     c: &JointConstraint,
     state: &mut HingeState,
     hinge: &Hinge,
@@ -295,10 +294,10 @@ fn alignment_rows(
 
 /// A hinge's equality rows for its island's block: the two alignment rows (J = (0, −r_i,
 /// 0, r_i), C = the alignment error) and the point rows.
-pub(super) fn equality_rows(
+pub(super) fn equality_rows<B: JointBodies + ?Sized>(
     index: u32,
     c: &JointConstraint,
-    bodies: &[SolverBody],
+    bodies: &B,
     anchors: &Anchors,
     rows: &mut Vec<Row>,
 ) {

@@ -3,13 +3,22 @@
 //! dispatch to each kind's rows ([`solve_joints`]), and the jointed islands whose equality
 //! rows are solved together as one block (`block.rs`).
 
+use std::ops::Range;
+
 use super::super::math::{Quat, Vec3};
-use super::super::solver::{Softness, SolverBody};
+use super::super::solver::crew::Shared;
+use super::super::solver::{ConstraintGraph, SolverBody, OVERFLOW};
 use super::super::world::World;
 use super::block::{self, BlockScratch, Row, Slot, MAX_BLOCK_ROWS, MAX_BLOCK_WORK};
-use super::parts::{self, Anchors, SubStep};
+use super::parts::{self, Anchors, JointBodies, PairBodies, SubStep};
 use super::{distance, fixed, revolute, spherical, spring};
-use super::{JointKind, JointState, JOINT_DAMPING_RATIO, JOINT_HERTZ};
+use super::{JointKind, JointState};
+
+/// Fewest joints a group needs before its per-joint passes are coloured and may be shared
+/// by the team: below it a pass is some tens of microseconds (about 0.1 µs a joint), less
+/// than the stage syncs sharing costs, and the joints are taken in the list's order. The
+/// count fixes the order, whatever the worker count.
+pub(crate) const MIN_JOINTS_TO_COLOUR: usize = 512;
 
 /// A joint prepared for this step's solver.
 #[derive(Clone, Copy, Debug)]
@@ -142,22 +151,14 @@ pub(crate) enum JointPass {
     Relax,
 }
 
-/// One pass over the joints of a group: each joint's own rows (all of them, or those its
-/// island's block leaves), then the islands' blocks.
-pub(crate) fn solve_joints(
-    joints: &mut [JointConstraint],
-    blocks: &mut BlockScratch,
+/// What a pass does before the joints' own rows.
+pub(crate) fn begin_pass(
+    joints: &[JointConstraint],
     bodies: &mut [SolverBody],
-    pass: JointPass,
+    step: &SubStep,
     group: u32,
-    h: f32,
 ) {
-    let step = SubStep {
-        pass,
-        soft: Softness::new(JOINT_HERTZ, JOINT_DAMPING_RATIO, h),
-        h,
-    };
-    if pass != JointPass::WarmStart {
+    if step.pass != JointPass::WarmStart {
         // The contacts apply their impulses with the scalar mass and leave velocity along
         // a body's locked translation axes until the speed caps take it out
         // (`clamp_speeds`); the joints must not see it. Read as a rate of their rows, it is
@@ -173,35 +174,94 @@ pub(crate) fn solve_joints(
             }
         }
     }
-    for c in joints.iter_mut().filter(|c| c.group == group) {
-        if pass == JointPass::WarmStart {
-            c.forget_block_impulses();
+}
+
+/// A joint's own rows (all of them, or those its island's block leaves) for one pass.
+/// It writes only its two bodies, never the static stand-in.
+pub(crate) fn solve_joint<B: JointBodies + ?Sized>(
+    c: &mut JointConstraint,
+    bodies: &mut B,
+    step: &SubStep,
+) {
+    if step.pass == JointPass::WarmStart {
+        c.forget_block_impulses();
+    }
+    match c.kind {
+        JointKind::Spherical { cone } => spherical::solve(c, cone, bodies, step),
+        JointKind::Distance { min, max } => distance::solve(c, min, max, bodies, step),
+        JointKind::Revolute { limits, motor, .. } => {
+            revolute::solve(c, limits, motor, bodies, step)
         }
-        match c.kind {
-            JointKind::Spherical { cone } => spherical::solve(c, cone, bodies, &step),
-            JointKind::Distance { min, max } => distance::solve(c, min, max, bodies, &step),
-            JointKind::Revolute { limits, motor, .. } => {
-                revolute::solve(c, limits, motor, bodies, &step)
-            }
-            JointKind::Fixed { reference } => fixed::solve(c, reference, bodies, &step),
-            JointKind::Spring {
+        JointKind::Fixed { reference } => fixed::solve(c, reference, bodies, step),
+        JointKind::Spring {
+            rest_length,
+            hertz,
+            damping_ratio,
+            bungee,
+        } => {
+            let spring = spring::Spring {
                 rest_length,
                 hertz,
                 damping_ratio,
                 bungee,
-            } => {
-                let spring = spring::Spring {
-                    rest_length,
-                    hertz,
-                    damping_ratio,
-                    bungee,
-                };
-                spring::solve(c, spring, bodies, &step)
-            }
+            };
+            spring::solve(c, spring, bodies, step)
         }
     }
-    if pass != JointPass::WarmStart {
-        solve_blocks(joints, blocks, bodies, group, &step);
+}
+
+/// [`solve_joint`] for a joint of a colour on one of several workers: it writes its bodies
+/// in `movable` in place, and what it would write to a body outside (a kinematic one, whose
+/// velocity a joint cannot change) to a copy, so no two workers write one body.
+///
+/// # Safety
+/// No other thread may write the bodies the joint reads, nor use those in `movable` that
+/// it writes, while it runs.
+pub(crate) unsafe fn solve_joint_shared(
+    c: &mut JointConstraint,
+    bodies: Shared<SolverBody>,
+    movable: &Range<usize>,
+    step: &SubStep,
+) {
+    let (a, b) = (c.a as usize, c.b as usize);
+    let (mut copy_a, mut copy_b);
+    // SAFETY (every access below): the caller's.
+    let body_a = match a {
+        0 => None,
+        a if movable.contains(&a) => Some(unsafe { bodies.at_mut(a) }),
+        a => {
+            copy_a = unsafe { *bodies.at(a) };
+            Some(&mut copy_a)
+        }
+    };
+    let body_b = match b {
+        0 => None,
+        b if movable.contains(&b) => Some(unsafe { bodies.at_mut(b) }),
+        b => {
+            copy_b = unsafe { *bodies.at(b) };
+            Some(&mut copy_b)
+        }
+    };
+    let mut pair = PairBodies {
+        stand_in: unsafe { bodies.at(0) },
+        a,
+        body_a,
+        b,
+        body_b,
+    };
+    solve_joint(c, &mut pair, step);
+}
+
+/// What a pass does after the joints' own rows: the islands' blocks.
+pub(crate) fn end_pass(
+    joints: &mut [JointConstraint],
+    blocks: &mut BlockScratch,
+    bodies: &mut [SolverBody],
+    step: &SubStep,
+    group: u32,
+) {
+    if step.pass != JointPass::WarmStart {
+        solve_blocks(joints, blocks, bodies, group, step);
     }
 }
 
@@ -404,6 +464,86 @@ pub(crate) struct JointScratch {
     pub blocks: BlockScratch,
     /// Pairs of jointed awake dynamic bodies (solver indices and masses), for the islands.
     pub pairs: Vec<(u32, u32, f32, f32)>,
+    /// Indices of `constraints` in the order the per-joint passes take them: group by
+    /// group, each coloured group colour by colour, the others in the list's order.
+    pub order: Vec<u32>,
+    /// Runs of `order` (see [`JointRun`]); each group's are `group_runs[group]`.
+    pub runs: Vec<JointRun>,
+    pub group_runs: Vec<Range<usize>>,
+    /// The colouring's state and each joint's colour (by index in its group).
+    pub graph: ConstraintGraph,
+    pub colour: Vec<u8>,
+}
+
+/// A run of [`JointScratch::order`]: `shared` when it is one colour (its joints move
+/// disjoint bodies, `solver/graph_colour.rs`), which workers may split; else it is taken
+/// in order by one thread.
+#[derive(Clone, Debug)]
+pub(crate) struct JointRun {
+    pub range: Range<usize>,
+    pub shared: bool,
+}
+
+impl JointScratch {
+    /// Fills `order` and the runs for `groups` (joint list sorted by group): a group of at
+    /// least [`MIN_JOINTS_TO_COLOUR`] joints is coloured greedily in list order over the
+    /// bodies it can move (solver indices `first_dynamic..body_count`), the others keep
+    /// the list's order as one run.
+    fn colour(&mut self, groups: usize, first_dynamic: u32, body_count: usize) {
+        let list = &self.constraints;
+        self.order.clear();
+        self.runs.clear();
+        self.group_runs.clear();
+        let mut start = 0;
+        for g in 0..groups as u32 {
+            let end = start + list[start..].iter().take_while(|c| c.group == g).count();
+            let first_run = self.runs.len();
+            let n = end - start;
+            if n >= MIN_JOINTS_TO_COLOUR {
+                let identity = &mut self.order;
+                let base = identity.len();
+                identity.extend(0..n as u32);
+                let movable = |i: usize| {
+                    let c = &list[start + i];
+                    [c.a, c.b].map(|k| (k >= first_dynamic).then_some(k as usize))
+                };
+                self.graph
+                    .colour(n, &identity[base..], body_count, movable, &mut self.colour);
+                identity.truncate(base);
+                // Counting sort by colour, in list order within a colour.
+                let mut counts = [0usize; OVERFLOW + 2];
+                for &colour in &self.colour[..n] {
+                    counts[colour as usize + 1] += 1;
+                }
+                for k in 0..=OVERFLOW {
+                    counts[k + 1] += counts[k];
+                }
+                for k in 0..=OVERFLOW {
+                    if counts[k] < counts[k + 1] {
+                        self.runs.push(JointRun {
+                            range: base + counts[k]..base + counts[k + 1],
+                            shared: k != OVERFLOW,
+                        });
+                    }
+                }
+                self.order.resize(base + n, 0);
+                for (i, &colour) in self.colour[..n].iter().enumerate() {
+                    let slot = &mut counts[colour as usize];
+                    self.order[base + *slot] = (start + i) as u32;
+                    *slot += 1;
+                }
+            } else if n > 0 {
+                let base = self.order.len();
+                self.order.extend(start as u32..end as u32);
+                self.runs.push(JointRun {
+                    range: base..base + n,
+                    shared: false,
+                });
+            }
+            self.group_runs.push(first_run..self.runs.len());
+            start = end;
+        }
+    }
 }
 
 impl World {
@@ -497,12 +637,11 @@ impl World {
                 },
             });
         }
-        assign_blocks(
-            &mut list,
-            &mut self.scratch.joints.blocks,
-            self.scratch.solver.bodies.len(),
-        );
-        self.scratch.joints.constraints = list;
+        let body_count = self.scratch.solver.bodies.len();
+        assign_blocks(&mut list, &mut self.scratch.joints.blocks, body_count);
+        let joints = &mut self.scratch.joints;
+        joints.constraints = list;
+        joints.colour(self.scratch.islands.groups.len(), first_dynamic, body_count);
     }
 
     /// Stores the joints' impulses for the next step and removes those that broke (their
@@ -530,5 +669,97 @@ impl World {
             }
         }
         self.scratch.joints.constraints = list;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A ball joint between solver bodies `a` and `b` of `group`.
+    fn ball(a: u32, b: u32, group: u32) -> JointConstraint {
+        let kind = JointKind::Spherical { cone: None };
+        JointConstraint {
+            joint: 0,
+            a,
+            b,
+            group,
+            arm_a: Vec3::ZERO,
+            arm_b: Vec3::ZERO,
+            center_a: Vec3::ZERO,
+            center_b: Vec3::ZERO,
+            rotation_a: Quat::IDENTITY,
+            rotation_b: Quat::IDENTITY,
+            inv_mass_a: Vec3::ONE,
+            inv_mass_b: Vec3::ONE,
+            locked: false,
+            component: NO_BLOCK,
+            kind,
+            impulse: Vec3::ZERO,
+            state: JointState::new(&kind),
+        }
+    }
+
+    /// Group 0: a small chain (kept in list order, one run); group 1: a grid of 30 × 30
+    /// bodies joined to their right and lower neighbours plus a joint from every body of
+    /// the first row to the world (0) and to the kinematic body 1 (coloured). Every joint is
+    /// in exactly one run of its group; a shared run never has two joints moving one body,
+    /// and keeps the list's order; the kinematic and static bodies never count as shared.
+    #[test]
+    fn joint_runs_cover_each_group_and_share_no_moving_body() {
+        let first_dynamic = 2;
+        let mut list: Vec<JointConstraint> = (0..5).map(|i| ball(2 + i, 3 + i, 0)).collect();
+        const N: u32 = 30;
+        let body = |i: u32, k: u32| 10 + i * N + k;
+        for i in 0..N {
+            for k in 0..N {
+                if i + 1 < N {
+                    list.push(ball(body(i, k), body(i + 1, k), 1));
+                }
+                if k + 1 < N {
+                    list.push(ball(body(i, k), body(i, k + 1), 1));
+                }
+            }
+            list.push(ball(body(0, i), 0, 1));
+            list.push(ball(1, body(0, i), 1));
+        }
+        let body_count = body(N - 1, N - 1) as usize + 1;
+        let mut scratch = JointScratch {
+            constraints: list.clone(),
+            ..JointScratch::default()
+        };
+        scratch.colour(2, first_dynamic, body_count);
+        let runs = |g: usize| &scratch.runs[scratch.group_runs[g].clone()];
+        // Group 0: below MIN_JOINTS_TO_COLOUR, the list's order in one run on the lead.
+        const { assert!(5 < MIN_JOINTS_TO_COLOUR) };
+        assert_eq!(runs(0).len(), 1);
+        assert!(!runs(0)[0].shared);
+        assert_eq!(&scratch.order[runs(0)[0].range.clone()], &[0, 1, 2, 3, 4]);
+        // Group 1: coloured.
+        assert!(
+            list.len() - 5 >= MIN_JOINTS_TO_COLOUR,
+            "group 1 is coloured"
+        );
+        let mut seen = vec![0; list.len()];
+        for run in runs(1) {
+            let joints = &scratch.order[run.range.clone()];
+            assert!(run.shared, "a grid of degree 4 fits in the colours");
+            assert!(
+                joints.windows(2).all(|w| w[0] < w[1]),
+                "list order in a run"
+            );
+            let mut moved = vec![false; body_count];
+            for &j in joints {
+                seen[j as usize] += 1;
+                let c = &list[j as usize];
+                assert_eq!(c.group, 1);
+                for index in [c.a, c.b].into_iter().filter(|&i| i >= first_dynamic) {
+                    assert!(!moved[index as usize], "body {index} twice in a run");
+                    moved[index as usize] = true;
+                }
+            }
+        }
+        assert!(runs(1).len() > 1, "several colours");
+        assert!(seen[5..].iter().all(|&n| n == 1), "every joint once");
     }
 }

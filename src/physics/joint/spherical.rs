@@ -3,10 +3,9 @@
 //! axis).
 
 use super::super::math::{Quat, Vec3};
-use super::super::solver::SolverBody;
 use super::super::world::{BodyHandle, World};
 use super::block::{Row, Slot};
-use super::parts::{self, Anchors, SubStep};
+use super::parts::{self, Anchors, JointBodies, SubStep};
 use super::{Cone, JointConstraint, JointDef, JointKind, JointPass, JointState};
 
 /// A ball joint's own accumulated impulse besides its point rows.
@@ -72,10 +71,10 @@ impl JointDef {
 
 /// One pass over a ball joint: the swing limit, then (unless the island's block solves
 /// them) the point rows. The swing row changes no position, so the anchors hold for both.
-pub(super) fn solve(
+pub(super) fn solve<B: JointBodies + ?Sized>(
     c: &mut JointConstraint,
     cone: Option<Cone>,
-    bodies: &mut [SolverBody],
+    bodies: &mut B,
     step: &SubStep,
 ) {
     let anchors = Anchors::new(c, bodies);
@@ -103,10 +102,10 @@ pub(super) fn solve(
 /// The swing limit as a row of the island's block: Ċ = (ω_a − ω_b)·r for r the swing axis,
 /// gap half_angle − θ (as [`swing_row`]); the block's point rows keep the anchors together,
 /// so the row turns the bodies about their centres of mass.
-pub(super) fn swing_limit_row(
+pub(super) fn swing_limit_row<B: JointBodies + ?Sized>(
     index: u32,
     c: &JointConstraint,
-    bodies: &[SolverBody],
+    bodies: &B,
     cone: &Cone,
     rows: &mut Vec<Row>,
 ) {
@@ -129,7 +128,7 @@ struct Swing {
 impl Swing {
     /// None when A's axis lies along the cone's (no direction to limit; the angle is 0 or π,
     /// and π is refused by the limit below 180° before it is reached).
-    fn new(c: &JointConstraint, bodies: &[SolverBody], cone: &Cone) -> Option<Swing> {
+    fn new<B: JointBodies + ?Sized>(c: &JointConstraint, bodies: &B, cone: &Cone) -> Option<Swing> {
         let qa = bodies[c.a as usize].delta_rotation * c.rotation_a;
         let qb = bodies[c.b as usize].delta_rotation * c.rotation_b;
         let (a, b) = (qa * cone.axis_a, qb * cone.axis_b);
@@ -147,7 +146,7 @@ impl Swing {
 /// I_p the inertia about the anchor ([`parts::pivot_inv_inertia`]). Between two moving
 /// bodies, a couple on each (about its centre of mass), which conserves their momentum; the
 /// point rows then hold the anchors together.
-fn apply_swing(bodies: &mut [SolverBody], c: &JointConstraint, ra: Vec3, turn: Vec3) {
+fn apply_swing<B: JointBodies + ?Sized>(bodies: &mut B, c: &JointConstraint, ra: Vec3, turn: Vec3) {
     if c.b != 0 {
         parts::apply_angular(bodies, c, -turn);
         return;
@@ -166,8 +165,8 @@ fn apply_swing(bodies: &mut [SolverBody], c: &JointConstraint, ra: Vec3, turn: V
 /// each body about the anchor (`apply_swing`), so the point rows, which keep the anchors
 /// together, have nothing to undo: a row on the rotation alone would let the point rows drag
 /// a small mass far from its anchor on past the limit.
-fn swing_row(
-    bodies: &mut [SolverBody],
+fn swing_row<B: JointBodies + ?Sized>(
+    bodies: &mut B,
     c: &JointConstraint,
     state: &mut SwingState,
     cone: &Cone,

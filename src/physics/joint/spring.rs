@@ -4,8 +4,7 @@
 //! Solved in the biased pass only (relaxing it would take out the velocity the spring
 //! gave). Its accumulated impulse is `impulse.x`, along u.
 
-use super::super::solver::SolverBody;
-use super::parts::{self, Anchors, Line, SubStep};
+use super::parts::{self, Anchors, JointBodies, Line, SubStep};
 use super::{JointConstraint, JointPass};
 
 /// The largest ω·h (ω the spring's frequency on the bodies as they turn now, 2π·hertz
@@ -30,10 +29,10 @@ pub(super) struct Spring {
 
 /// One pass over a spring: the warm start applies last step's impulse, the biased pass
 /// solves it, the relax pass leaves it.
-pub(super) fn solve(
+pub(super) fn solve<B: JointBodies + ?Sized>(
     c: &mut JointConstraint,
     spring: Spring,
-    bodies: &mut [SolverBody],
+    bodies: &mut B,
     step: &SubStep,
 ) {
     if step.pass == JointPass::Relax {

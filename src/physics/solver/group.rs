@@ -12,7 +12,10 @@ use super::integrate::{
 };
 use super::lanes::{ConstraintLanes, LaneBlocks, PassFactors};
 use super::StepContext;
-use crate::physics::joint::{solve_joints, BlockScratch, JointConstraint, JointPass};
+use crate::physics::joint::{
+    begin_pass, end_pass, solve_joint, solve_joint_shared, BlockScratch, JointConstraint,
+    JointPass, JointRun, SubStep,
+};
 use crate::physics::math::{Quat, Vec3};
 use crate::physics::profile::PhaseTimer;
 
@@ -33,6 +36,9 @@ const BLOCKS_PER_WORKER: usize = 4;
 #[cfg(feature = "parallel")]
 const MIN_LANES_FOR_TEAM: usize = 256;
 
+/// Fewest joints per block of a joint colour on several workers (one takes about 0.1 µs).
+const MIN_JOINT_BLOCK: usize = 16;
+
 /// Everything the sub-steps of one group read and write.
 pub(crate) struct GroupData<'a> {
     /// Every solver body (the static stand-in, kinematic bodies, every group's bodies).
@@ -45,6 +51,10 @@ pub(crate) struct GroupData<'a> {
     pub has_joints: bool,
     /// One element: the joints' block scratch.
     pub blocks: Shared<BlockScratch>,
+    /// The order the per-joint passes take the joints in (indices of `joints`), and the
+    /// group's runs of it.
+    pub joint_order: &'a [u32],
+    pub joint_runs: &'a [JointRun],
     /// The group's lane groups, and their cold parts and factorisations (biased, relax).
     pub lanes: Shared<ConstraintLanes>,
     pub cold: Shared<LaneBlocks>,
@@ -83,7 +93,8 @@ pub(crate) fn run_group(data: &GroupData) -> GroupTimes {
     {
         use crate::physics::threads;
         let workers = threads::split_workers();
-        if workers > 1 && data.lanes.len() >= MIN_LANES_FOR_TEAM {
+        let coloured_joints = data.joint_runs.iter().any(|run| run.shared);
+        if workers > 1 && (data.lanes.len() >= MIN_LANES_FOR_TEAM || coloured_joints) {
             let team = super::crew::Team::new(workers);
             let lead_times = std::sync::Mutex::new(GroupTimes::default());
             let shared = threads::try_team_run(workers, &|index| {
@@ -205,22 +216,63 @@ fn substeps<C: Crew>(crew: &C, d: &GroupData) -> GroupTimes {
     times
 }
 
-/// One pass of the group's joints, on the lead (they are solved one after the other).
+/// One pass of the group's joints: the pass's start and end on the lead, and the per-joint
+/// runs between them, a coloured run in blocks on every worker (its joints move disjoint
+/// bodies), the others in order on the lead. Consecutive parts on the lead are one stage.
 fn joints<C: Crew>(crew: &C, d: &GroupData, pass: JointPass) {
     if !d.has_joints {
         return;
     }
-    crew.serial(&mut || {
-        // SAFETY: the lead alone, the others waiting.
-        let (joints, blocks, bodies) = unsafe {
-            (
-                d.joints.slice(0..d.joints.len()),
-                d.blocks.at_mut(0),
-                d.bodies.slice(0..d.bodies.len()),
-            )
-        };
-        solve_joints(joints, blocks, bodies, pass, d.group, d.ctx.h);
-    });
+    let step = SubStep::new(pass, d.ctx.h);
+    let runs = d.joint_runs;
+    let mut i = 0;
+    loop {
+        let j = (i..runs.len())
+            .find(|&k| runs[k].shared)
+            .unwrap_or(runs.len());
+        let (first, last) = (i == 0, j == runs.len());
+        crew.serial(&mut || {
+            // SAFETY: the lead alone, the others waiting.
+            let (joints, bodies) = unsafe {
+                (
+                    d.joints.slice(0..d.joints.len()),
+                    d.bodies.slice(0..d.bodies.len()),
+                )
+            };
+            if first {
+                begin_pass(joints, bodies, &step, d.group);
+            }
+            for run in &runs[i..j] {
+                for &k in &d.joint_order[run.range.clone()] {
+                    solve_joint(&mut joints[k as usize], bodies, &step);
+                }
+            }
+            if last {
+                // SAFETY: as above.
+                end_pass(
+                    joints,
+                    unsafe { d.blocks.at_mut(0) },
+                    bodies,
+                    &step,
+                    d.group,
+                );
+            }
+        });
+        if last {
+            return;
+        }
+        let range = runs[j].range.clone();
+        let block = (range.len() / (BLOCKS_PER_WORKER * crew.workers())).max(MIN_JOINT_BLOCK);
+        crew.parallel(range.len(), block, &|r: Range<usize>| {
+            for &k in &d.joint_order[range.start + r.start..range.start + r.end] {
+                // SAFETY: the joints of a colour move disjoint bodies of the group's own and
+                // only read the static stand-in and kinematic bodies, which no one writes
+                // in this stage; each joint is in one block.
+                unsafe { solve_joint_shared(d.joints.at_mut(k as usize), d.bodies, &d.own, &step) };
+            }
+        });
+        i = j + 1;
+    }
 }
 
 /// `work` on every lane group of the group, colour by colour: a colour's lane groups in

@@ -280,7 +280,7 @@ impl World {
     }
 
     /// Runs the sub-steps of group `g`, then its restitution pass: on every worker at once
-    /// when the step has several and the group enough lane groups to share
+    /// when the step has several and the group enough lane groups or joints to share
     /// ([`solver::Crew`]), else on this thread. Both run the same stages in the same order
     /// and give the same bits.
     fn solve_group(&mut self, g: usize, timer: &mut PhaseTimer) {
@@ -298,11 +298,9 @@ impl World {
             bodies: Shared::new(&mut scratch.solver.bodies),
             forces: &scratch.solver.forces,
             faulted: Shared::new(&mut scratch.solver.faulted),
-            has_joints: scratch
-                .joints
-                .constraints
-                .iter()
-                .any(|j| j.group == g as u32),
+            has_joints: !scratch.joints.group_runs[g].is_empty(),
+            joint_order: &scratch.joints.order,
+            joint_runs: &scratch.joints.runs[scratch.joints.group_runs[g].clone()],
             joints: Shared::new(&mut scratch.joints.constraints),
             blocks: Shared::new(std::slice::from_mut(&mut scratch.joints.blocks)),
             lanes: Shared::new(&mut scratch.constraints.lanes[group.lanes.clone()]),

@@ -334,6 +334,7 @@ pub fn bench(
     steps: u64,
     warmup: u64,
     broad_phase: Option<crate::physics::BroadPhaseKind>,
+    csv: Option<&Path>,
 ) -> Result<(), CliError> {
     if steps == 0 {
         return Err(CliError::BadInput("--steps must be at least 1".into()));
@@ -345,11 +346,40 @@ pub fn bench(
             .set_broad_phase(kind)
             .map_err(CliError::BadInput)?;
     }
-    time_steps(&mut scene, path, steps, warmup)
+    time_steps(&mut scene, path, steps, warmup, csv)
 }
 
-/// The steps of [`bench`] and its report.
-fn time_steps(scene: &mut Scene, path: &Path, steps: u64, warmup: u64) -> Result<(), CliError> {
+/// The columns of `impulse bench --csv`, one row per run; times in ms.
+pub const BENCH_CSV_HEADER: &str = "scene,bodies,workers,steps,warmup,mean_ms,median_ms,p95_ms,\
+broad_phase_ms,narrow_phase_ms,solver_ms,integration_ms,islands_ms,continuous_ms";
+
+/// Appends `row` to the CSV file `path`, after [`BENCH_CSV_HEADER`] when the file is new or
+/// empty.
+fn append_bench_row(path: &Path, row: &str) -> Result<(), CliError> {
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| CliError::Internal(format!("{}: cannot open: {e}", path.display())))?;
+    let empty = file
+        .metadata()
+        .map_err(|e| CliError::Internal(format!("{}: cannot read: {e}", path.display())))?
+        .len()
+        == 0;
+    if empty {
+        write_line(&mut file, path, BENCH_CSV_HEADER)?;
+    }
+    write_line(&mut file, path, row)
+}
+
+/// The steps of [`bench`] and its report (and CSV row).
+fn time_steps(
+    scene: &mut Scene,
+    path: &Path,
+    steps: u64,
+    warmup: u64,
+    csv: Option<&Path>,
+) -> Result<(), CliError> {
     for _ in 0..warmup {
         scene.world.step(scene.timestep);
     }
@@ -411,6 +441,25 @@ fn time_steps(scene: &mut Scene, path: &Path, steps: u64, warmup: u64) -> Result
     let text =
         serde_json::to_string_pretty(&report).map_err(|e| CliError::Internal(e.to_string()))?;
     println!("{text}");
+    if let Some(out) = csv {
+        let name = path.file_stem().map_or_else(
+            || path.display().to_string(),
+            |s| s.to_string_lossy().into_owned(),
+        );
+        let stats = Stats::of(&totals);
+        let mut row = format!(
+            "{name},{},{},{steps},{warmup},{:.4},{:.4},{:.4}",
+            scene.world.body_count(),
+            scene.world.workers(),
+            stats.mean,
+            stats.median,
+            stats.p95
+        );
+        for phase in phases {
+            row += &format!(",{phase:.4}");
+        }
+        append_bench_row(out, &row)?;
+    }
     Ok(())
 }
 

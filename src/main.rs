@@ -15,6 +15,7 @@ Examples:
   impulse run scenes/pyramid.ron --steps 600 --dump state.json
   impulse run scenes/bounce.ron --steps 300 --dump trace.jsonl --dump-every 10
   impulse bench scenes/pile.ron --steps 500 --warmup 100
+  impulse bench scenes/bench/pile4000.ron --steps 100 --threads 2 --csv threads.csv
   impulse stress --budget-ms 16.7 --csv stress.csv
 
 Exit status: 0 ok, 2 bad input (usage, unreadable or invalid scene), 1 internal error.";
@@ -125,6 +126,11 @@ enum Command {
         /// scene syntax such as "Quadtree(max_depth: 6, capacity: 4)" or "Grid(cell_size: 2.0)".
         #[arg(long, value_name = "KIND", value_parser = impulse::scene::parse_broad_phase)]
         broad_phase: Option<impulse::physics::BroadPhaseKind>,
+        /// Also append one row to this CSV file (scene, bodies, workers, steps, ms per step
+        /// and per phase), after a header line when the file is new: run it once per
+        /// worker count (`--threads N`) to collect a thread-scaling table.
+        #[arg(long, value_name = "OUT.csv")]
+        csv: Option<PathBuf>,
     },
     /// Spawn bodies every step until the mean step time of the last 30 steps passes the budget.
     Stress {
@@ -169,7 +175,8 @@ fn main() -> ExitCode {
             steps,
             warmup,
             broad_phase,
-        }) => headless::bench(&scene, steps, warmup, broad_phase),
+            csv,
+        }) => headless::bench(&scene, steps, warmup, broad_phase, csv.as_deref()),
         Some(Command::Stress {
             scene,
             budget_ms,

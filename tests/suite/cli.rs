@@ -222,6 +222,46 @@ fn dump_every_writes_one_line_per_k_steps() {
     assert!(stdout.contains("scenes/bounce.ron: 100 steps"), "{stdout}");
 }
 
+/// `bench --csv` appends one row per run under one header: the scene's name, its bodies,
+/// the worker count each run had, and the same mean the JSON report gives.
+#[test]
+fn bench_appends_a_csv_row_per_worker_count() {
+    let dir = temp_dir("bench-csv");
+    let csv = dir.join("threads.csv");
+    let mut means = Vec::new();
+    for threads in ["1", "2"] {
+        let out = impulse(&[
+            "bench",
+            "scenes/stack.ron",
+            "--steps",
+            "10",
+            "--threads",
+            threads,
+            "--csv",
+            csv.to_str().unwrap(),
+        ]);
+        assert_eq!(out.status.code(), Some(0));
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        means.push(json["step_ms"]["mean"].as_f64().unwrap());
+    }
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let lines: Vec<Vec<&str>> = text.lines().map(|l| l.split(',').collect()).collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    let header = &lines[0];
+    assert_eq!(header[..3], ["scene", "bodies", "workers"]);
+    let column = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    for (row, (workers, mean)) in lines[1..].iter().zip([(1, means[0]), (2, means[1])]) {
+        assert_eq!(row.len(), header.len());
+        assert_eq!(row[0], "stack");
+        assert_eq!(row[1], "21");
+        assert_eq!(row[column("workers")], workers.to_string());
+        assert_eq!(row[column("steps")], "10");
+        let csv_mean: f64 = row[column("mean_ms")].parse().unwrap();
+        assert!((csv_mean - mean).abs() < 1e-4, "{csv_mean} against {mean}");
+    }
+    std::fs::remove_dir_all(dir).ok();
+}
+
 #[test]
 fn bench_and_stress_report() {
     let out = impulse(&[

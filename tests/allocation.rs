@@ -97,15 +97,70 @@ fn hang_chain(world: &mut World, links: usize) {
     }
 }
 
+/// A net of 20 × 20 balls (radius 0.2, 0.5 m apart) at y = 12 joined to their neighbours
+/// in +x and +z by ball joints, its corners to the world: 764 joints, enough for the
+/// joints to be coloured and shared by the team.
+fn hang_net(world: &mut World) {
+    const N: usize = 20;
+    let mut balls = Vec::new();
+    for i in 0..N {
+        for k in 0..N {
+            let body = world.create_body(BodyDef {
+                position: Vec3::new(10.0 + 0.5 * i as f32, 12.0, 0.5 * k as f32),
+                ..BodyDef::default()
+            });
+            world
+                .add_collider(body, ColliderDef::new(Shape::sphere(0.2)))
+                .unwrap();
+            balls.push(body);
+        }
+    }
+    let at = |i: usize, k: usize| Vec3::new(10.0 + 0.5 * i as f32, 12.0, 0.5 * k as f32);
+    for i in 0..N {
+        for k in 0..N {
+            let a = balls[i * N + k];
+            let mut join = |b: Option<_>, anchor: Vec3| {
+                let def = JointDef::spherical(world, a, b, anchor);
+                world.create_joint(def).unwrap();
+            };
+            if i + 1 < N {
+                join(
+                    Some(balls[(i + 1) * N + k]),
+                    at(i, k) + Vec3::new(0.25, 0.0, 0.0),
+                );
+            }
+            if k + 1 < N {
+                join(
+                    Some(balls[i * N + k + 1]),
+                    at(i, k) + Vec3::new(0.0, 0.0, 0.25),
+                );
+            }
+            if (i == 0 || i + 1 == N) && (k == 0 || k + 1 == N) {
+                join(None, at(i, k));
+            }
+        }
+    }
+}
+
 /// One thread, and three: with three the narrow phase's contacts are split into pieces
 /// (a few hundred contacts) and the solver's stages shared by the team's threads, whose
 /// buffers are kept too, and handing work to the team allocates nothing. A jointed chain
-/// hangs beside the bodies ([`hang_chain`]): its block solve keeps its buffers as well.
+/// hangs beside the bodies ([`hang_chain`]): its block solve keeps its buffers as well; and
+/// a jointed net ([`hang_net`]), whose joints are coloured, at one worker and at three.
 #[test]
 fn resting_steps_allocate_nothing() {
-    for (n, workers) in [(30, 1), (30, 3), (300, 3)] {
+    for (n, workers, net) in [
+        (30, 1, false),
+        (30, 3, false),
+        (300, 3, false),
+        (30, 1, true),
+        (30, 3, true),
+    ] {
         let mut world = resting(n);
         hang_chain(&mut world, 12);
+        if net {
+            hang_net(&mut world);
+        }
         world.set_workers(workers).unwrap();
         for _ in 0..300 {
             world.step(1.0 / 60.0);
@@ -122,7 +177,7 @@ fn resting_steps_allocate_nothing() {
         assert_eq!(
             after - before,
             0,
-            "{n} bodies, {workers} workers: steps allocated {} times",
+            "{n} bodies, {workers} workers, net {net}: steps allocated {} times",
             after - before
         );
     }

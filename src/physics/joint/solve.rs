@@ -367,7 +367,9 @@ fn assign_blocks(list: &mut [JointConstraint], scratch: &mut BlockScratch, bodie
             c.component = NO_BLOCK;
         }
     }
-    list.sort_by_key(|c| (c.group, c.component));
+    // The list comes in slot order (`joint` ascending): with the slot as the last key, an
+    // unstable sort (which needs no buffer, unlike the stable one) keeps it within a run.
+    list.sort_unstable_by_key(|c| (c.group, c.component, c.joint));
     // Each island's elimination order; an island whose elimination would cost too much is
     // solved joint by joint after all.
     scratch.plan.later.clear();

@@ -3,7 +3,10 @@
 //! stability benchmark: the base-100 wall pyramid awake for 10 s (too slow for a unit test),
 //! reporting how far its top cube moved (goal: under 0.5 m, see `docs/performance.md`). Last,
 //! the cost of a step once every body sleeps (`scenes/bench/pile4000_sleep.ron` after it
-//! settles; goal: under 0.05 ms).
+//! settles; goal: under 0.05 ms). Last, thread scaling: the large benchmark scenes at 1, 2,
+//! 4, … workers up to the machine's hardware threads; `cargo bench -- --csv OUT.csv` also
+//! appends them to a CSV file (`scene,bodies,workers,steps,ms_per_step`, a header when the
+//! file is new) for `benches/results/<machine>/`.
 
 use std::time::Instant;
 
@@ -25,9 +28,68 @@ fn ms_per_step(scene: &mut impulse::scene::Scene, steps: u32) -> f64 {
 }
 
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let csv = args
+        .iter()
+        .position(|a| a == "--csv")
+        .and_then(|i| args.get(i + 1))
+        .map(std::path::PathBuf::from);
     shipped_scenes();
     wall_pyramid_100();
     sleeping_pile();
+    thread_scaling(csv.as_deref());
+}
+
+/// Steps timed per scene and worker count, after as many untimed ones.
+const SCALING_STEPS: u32 = 60;
+
+/// ms per step of the large benchmark scenes at 1, 2, 4, … workers (up to the hardware
+/// threads, which is the last count when it is not a power of two), each count on a fresh
+/// load of the scene after [`SCALING_STEPS`] untimed steps; rows appended to `csv`.
+fn thread_scaling(csv: Option<&std::path::Path>) {
+    let hardware = impulse::physics::threads::hardware_threads();
+    let mut counts: Vec<usize> = std::iter::successors(Some(1), |n| Some(n * 2))
+        .take_while(|&n| n < hardware)
+        .collect();
+    counts.push(hardware);
+    let mut rows = String::new();
+    for name in ["large_pyramid", "many_pyramids", "pile4000", "joint_grid"] {
+        let mut one = None;
+        for &workers in &counts {
+            let Some(mut scene) = load(&format!("bench/{name}")) else {
+                continue;
+            };
+            if let Err(e) = scene.world.set_workers(workers) {
+                eprintln!("{name}: {e}");
+                continue;
+            }
+            for _ in 0..SCALING_STEPS {
+                scene.world.step(scene.timestep);
+            }
+            let ms = ms_per_step(&mut scene, SCALING_STEPS);
+            let speedup = one.get_or_insert(ms).to_owned() / ms;
+            println!("{name:>14}: {workers:>3} workers, {ms:8.3} ms/step ({speedup:.2}x one)");
+            let bodies = scene.world.body_count();
+            rows += &format!("{name},{bodies},{workers},{SCALING_STEPS},{ms:.4}\n");
+        }
+    }
+    if let Some(path) = csv {
+        use std::io::Write;
+        let new = std::fs::metadata(path).map_or(true, |m| m.len() == 0);
+        let written = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .and_then(|mut file| {
+                if new {
+                    writeln!(file, "scene,bodies,workers,steps,ms_per_step")?;
+                }
+                file.write_all(rows.as_bytes())
+            });
+        if let Err(e) = written {
+            eprintln!("{}: cannot write: {e}", path.display());
+        }
+    }
 }
 
 /// `scenes/bench/pile4000_sleep.ron` stepped until every body sleeps (at most a minute of

@@ -1,9 +1,10 @@
 //! The step's worker threads ([`World::set_workers`](super::World::set_workers)).
 //!
 //! With the `parallel` feature (on by default) a world with more than one worker splits the
-//! phases that can split over a team of that many threads: the narrow phase's contacts, and
-//! the solver's sub-steps stage by stage (per-body sweeps and each colour's lane groups,
-//! `solver/crew.rs`). The caller's thread is worker 0; the others are threads kept for the
+//! phases that can split over a team of that many threads: the dynamic tree's queries for
+//! moved proxies, the narrow phase's contacts, gathering and filling the solver's arrays,
+//! and the solver's sub-steps stage by stage (per-body sweeps, each colour's lane groups and
+//! each colour of a group's joints, `solver/crew.rs`, `solver/group.rs`). The caller's thread is worker 0; the others are threads kept for the
 //! process, one team per worker count, parked between phases. Every split is into blocks
 //! fixed by the data, never by the thread count, and each block computes what it computes
 //! on one thread, merged in a fixed order: the state after a step is the same bit for bit at

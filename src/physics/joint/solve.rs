@@ -5,6 +5,7 @@
 
 use std::ops::Range;
 
+use super::super::island::find_root;
 use super::super::math::{Quat, Vec3};
 use super::super::solver::crew::Shared;
 use super::super::solver::{ConstraintGraph, SolverBody, OVERFLOW};
@@ -151,7 +152,7 @@ pub(crate) enum JointPass {
     Relax,
 }
 
-/// What a pass does before the joints' own rows.
+/// The start of a pass, ahead of the joints' own rows.
 pub(crate) fn begin_pass(
     joints: &[JointConstraint],
     bodies: &mut [SolverBody],
@@ -252,7 +253,7 @@ pub(crate) unsafe fn solve_joint_shared(
     solve_joint(c, &mut pair, step);
 }
 
-/// What a pass does after the joints' own rows: the islands' blocks.
+/// The end of a pass, after the joints' own rows: the islands' blocks.
 pub(crate) fn end_pass(
     joints: &mut [JointConstraint],
     blocks: &mut BlockScratch,
@@ -340,16 +341,9 @@ fn assign_blocks(list: &mut [JointConstraint], scratch: &mut BlockScratch, bodie
     let parent = &mut scratch.parent;
     parent.clear();
     parent.extend(0..bodies as u32);
-    fn root(parent: &mut [u32], mut i: u32) -> u32 {
-        while parent[i as usize] != i {
-            parent[i as usize] = parent[parent[i as usize] as usize];
-            i = parent[i as usize];
-        }
-        i
-    }
     for c in list.iter() {
         if c.a != 0 && c.b != 0 {
-            let (ra, rb) = (root(parent, c.a), root(parent, c.b));
+            let (ra, rb) = (find_root(parent, c.a), find_root(parent, c.b));
             // The smaller index as the root: the same islands whatever the joints' order.
             parent[ra.max(rb) as usize] = ra.min(rb);
         }
@@ -358,7 +352,7 @@ fn assign_blocks(list: &mut [JointConstraint], scratch: &mut BlockScratch, bodie
     counts.clear();
     counts.resize(bodies, 0);
     for c in list.iter_mut() {
-        c.component = root(parent, if c.a != 0 { c.a } else { c.b });
+        c.component = find_root(parent, if c.a != 0 { c.a } else { c.b });
         counts[c.component as usize] += block_row_count(&c.kind);
     }
     for c in list.iter_mut() {

@@ -47,8 +47,6 @@ pub(crate) struct GroupData<'a> {
     /// Per solver body: its velocity stopped being finite.
     pub faulted: Shared<bool>,
     pub joints: Shared<JointConstraint>,
-    /// Some of the joints belong to this group (else their stages are skipped).
-    pub has_joints: bool,
     /// One element: the joints' block scratch.
     pub blocks: Shared<BlockScratch>,
     /// The order the per-joint passes take the joints in (indices of `joints`), and the
@@ -220,7 +218,7 @@ fn substeps<C: Crew>(crew: &C, d: &GroupData) -> GroupTimes {
 /// runs between them, a coloured run in blocks on every worker (its joints move disjoint
 /// bodies), the others in order on the lead. Consecutive parts on the lead are one stage.
 fn joints<C: Crew>(crew: &C, d: &GroupData, pass: JointPass) {
-    if !d.has_joints {
+    if d.joint_runs.is_empty() {
         return;
     }
     let step = SubStep::new(pass, d.ctx.h);

@@ -298,7 +298,6 @@ impl World {
             bodies: Shared::new(&mut scratch.solver.bodies),
             forces: &scratch.solver.forces,
             faulted: Shared::new(&mut scratch.solver.faulted),
-            has_joints: !scratch.joints.group_runs[g].is_empty(),
             joint_order: &scratch.joints.order,
             joint_runs: &scratch.joints.runs[scratch.joints.group_runs[g].clone()],
             joints: Shared::new(&mut scratch.joints.constraints),

@@ -261,9 +261,41 @@ fn at(frame: u32, event: &str) -> String {
     format!("(frame: {frame}, event: {event})")
 }
 
-/// The 3D view's centre in the default 1400 × 860 window: between the left panel (300 px
-/// wide plus its margin) and the right one (290 px).
-const VIEW_CENTRE: (f32, f32) = (715.0, 430.0);
+/// The 3D view's centre in the default 1400 × 860 window: between the left panel (280 px)
+/// and the right one (266 px), above the timeline (22 px). [`layout`] checks it.
+const VIEW_CENTRE: (f32, f32) = (707.0, 419.0);
+
+/// The window's layout after a few frames on `scene` (with the body at the view's centre
+/// selected when `select`): the state dump, whose "widgets" name the rectangles of the
+/// widgets the tests click ([`widget`]). Checks [`VIEW_CENTRE`] against the dumped view.
+fn layout(name: &str, scene: &str, select: bool) -> Option<serde_json::Value> {
+    let events = if select {
+        click(3, VIEW_CENTRE).to_vec()
+    } else {
+        Vec::new()
+    };
+    let state = scripted(&format!("layout-{name}"), scene, &events, 8, &[])?;
+    let view = &state["view"];
+    let x = view[0].as_f64().unwrap() + 0.5 * view[2].as_f64().unwrap();
+    let y = view[1].as_f64().unwrap() + 0.5 * view[3].as_f64().unwrap();
+    assert!(
+        (x - VIEW_CENTRE.0 as f64).abs() < 2.0 && (y - VIEW_CENTRE.1 as f64).abs() < 2.0,
+        "the view's centre is ({x}, {y}), not VIEW_CENTRE: {view}"
+    );
+    Some(state)
+}
+
+/// A point in the widget `name` of a [`layout`]: `along` of its width from its left edge,
+/// half way down.
+fn widget(state: &serde_json::Value, name: &str, along: f32) -> (f32, f32) {
+    let rect = &state["widgets"][name];
+    let n = |i: usize| {
+        rect[i]
+            .as_f64()
+            .unwrap_or_else(|| panic!("no widget {name:?} in {}", state["widgets"])) as f32
+    };
+    (n(0) + along * n(2), n(1) + 0.5 * n(3))
+}
 
 /// A 2 m cube straight ahead of the camera, filling the middle of the view, on a plane; in
 /// a file of the test's own (`name`), since the app reloads a file that changes on disk.
@@ -313,8 +345,15 @@ fn bad_values_typed_into_the_panel_are_refused_with_a_message() {
     // `VIEW_CENTRE`). Each is refused with the field named; the box stays put and the world
     // keeps stepping, one step per frame.
     let scene = box_scene("typed");
+    let Some(selected) = layout("typed", scene.to_str().unwrap(), true) else {
+        return;
+    };
+    let Some(unselected) = layout("typed-spawn", scene.to_str().unwrap(), false) else {
+        return;
+    };
     let mut events = click(3, VIEW_CENTRE).to_vec();
-    events.extend(type_into(8, (1208.0, 65.0), "1e9"));
+    // The first of the position's three fields (x).
+    events.extend(type_into(8, widget(&selected, "position", 0.1), "1e9"));
     let Some(state) = scripted("typed-position", scene.to_str().unwrap(), &events, 30, &[]) else {
         return;
     };
@@ -334,7 +373,12 @@ fn bad_values_typed_into_the_panel_are_refused_with_a_message() {
     assert_eq!(state["world"]["steps"], 30);
 
     let mut events = click(3, VIEW_CENTRE).to_vec();
-    events.extend(type_into(8, (1293.0, 233.0), "1e-40"));
+    // The density slider's value box, at its right end.
+    events.extend(type_into(
+        8,
+        widget(&selected, "body density", 0.93),
+        "1e-40",
+    ));
     let Some(state) = scripted("typed-density", scene.to_str().unwrap(), &events, 30, &[]) else {
         return;
     };
@@ -346,8 +390,8 @@ fn bad_values_typed_into_the_panel_are_refused_with_a_message() {
     assert_eq!(state["world"]["steps"], 30);
 
     // A spawn size of infinity, then Throw: refused, nothing spawned.
-    let mut events = type_into(3, (183.0, 228.0), "inf");
-    events.extend(click(10, (144.0, 333.0)));
+    let mut events = type_into(3, widget(&unselected, "spawn size", 0.93), "inf");
+    events.extend(click(10, widget(&unselected, "throw", 0.5)));
     let Some(state) = scripted("typed-size", scene.to_str().unwrap(), &events, 30, &[]) else {
         return;
     };
@@ -410,20 +454,15 @@ fn load_on_a_broken_file_keeps_the_scene_running_and_shows_the_error() {
     )
     .unwrap();
     // Click the load path field (it reads "scenes/"), erase it, type the path, click Load.
-    let mut events = vec![
-        at(3, "MouseMove(120.0, 388.0)"),
-        at(4, "ButtonDown(Left)"),
-        at(5, "ButtonUp(Left)"),
-    ];
+    let Some(panel) = layout("load", "scenes/stack.ron", false) else {
+        return;
+    };
+    let mut events = click(3, widget(&panel, "load path", 0.9)).to_vec();
     for k in 0..7 {
         events.push(at(6 + k, "Key(\"Backspace\")"));
     }
     events.push(at(13, &format!("Text({:?})", broken.display().to_string())));
-    events.extend([
-        at(14, "MouseMove(238.0, 388.0)"),
-        at(15, "ButtonDown(Left)"),
-        at(16, "ButtonUp(Left)"),
-    ]);
+    events.extend(click(14, widget(&panel, "load", 0.5)));
     let Some(state) = scripted("load", "scenes/stack.ron", &events, 60, &[]) else {
         return;
     };
@@ -487,8 +526,9 @@ fn the_camera_cannot_orbit_under_the_floor_and_f_frames_from_above() {
 
 #[test]
 fn b_steps_back_through_the_recorded_history_while_paused() {
-    // The default scene plays one step per frame; Space at frame 60 pauses after that frame's
-    // step (61 steps taken); B ten times then shows step 51, with the present kept at 61.
+    // The default scene plays one step per frame; Space at frame 60 pauses before that
+    // frame's step (input comes first: 60 steps taken); B ten times then shows step 50, with
+    // the present kept at 60.
     let mut events = vec![at(60, "Key(\"Space\")")];
     for k in 0..10 {
         events.push(at(62 + 2 * k, "Key(\"B\")"));
@@ -499,7 +539,7 @@ fn b_steps_back_through_the_recorded_history_while_paused() {
     assert_eq!(state["playing"], false, "{state}");
     let head = state["timeline"]["head"].as_u64().unwrap();
     let step = state["world"]["steps"].as_u64().unwrap();
-    assert_eq!(head, 61, "{}", state["timeline"]);
+    assert_eq!(head, 60, "{}", state["timeline"]);
     assert_eq!(step, head - 10);
     assert_eq!(state["timeline"]["oldest"], 0);
 }
@@ -545,9 +585,12 @@ fn a_body_is_joined_to_the_ground_from_the_panel() {
     // on the floor (y = 0, right of and nearer than the box), and it still stands on the
     // floor (a joint to the world leaves it colliding with the ground).
     let scene = box_scene("join");
+    let Some(selected) = layout("join", scene.to_str().unwrap(), true) else {
+        return;
+    };
     let mut events = click(3, VIEW_CENTRE).to_vec();
-    events.extend(click(8, (1264.0, 284.0)));
-    events.extend(click(13, (900.0, 700.0)));
+    events.extend(click(8, widget(&selected, "join", 0.5)));
+    events.extend(click(13, (VIEW_CENTRE.0 + 185.0, 700.0)));
     let Some(state) = scripted("join", scene.to_str().unwrap(), &events, 60, &[]) else {
         return;
     };
@@ -564,4 +607,207 @@ fn a_body_is_joined_to_the_ground_from_the_panel() {
     );
     let height = state["world"]["bodies"][1]["position"][1].as_f64().unwrap();
     assert!((height - 1.0).abs() < 0.01, "the box at {height} m");
+}
+
+#[test]
+fn a_narrow_window_keeps_most_of_its_width_for_the_view_and_tab_gives_it_all() {
+    let Some(state) = scripted(
+        "narrow",
+        "scenes/default.ron",
+        &[],
+        8,
+        &["--size", "1000x700"],
+    ) else {
+        return;
+    };
+    let width = state["view"][2].as_f64().unwrap();
+    assert!(width >= 600.0, "the view is {width} px of 1000");
+    assert_eq!(state["panels"]["left"], true);
+    assert_eq!(state["panels"]["right"], true);
+
+    let events = [at(3, "Key(\"Tab\")")];
+    let Some(state) = scripted(
+        "narrow-tab",
+        "scenes/default.ron",
+        &events,
+        8,
+        &["--size", "1000x700"],
+    ) else {
+        return;
+    };
+    assert_eq!(state["view"][0], 0.0, "{}", state["view"]);
+    assert_eq!(state["view"][2], 1000.0, "{}", state["view"]);
+    assert_eq!(state["panels"]["left"], false);
+    assert_eq!(state["panels"]["right"], false);
+}
+
+#[test]
+fn opening_the_solver_section_moves_nothing_sideways() {
+    // The Solver section holds the widest rows of the left panel (long labels, a combo box
+    // with "semi-implicit Euler"): opening it must not widen the panel and move the view.
+    for size in ["1400x860", "1000x700"] {
+        let Some(before) = scripted(
+            "solver-closed",
+            "scenes/default.ron",
+            &[],
+            8,
+            &["--size", size],
+        ) else {
+            return;
+        };
+        let events = click(3, widget(&before, "solver", 0.3));
+        let Some(after) = scripted(
+            "solver-open",
+            "scenes/default.ron",
+            &events,
+            8,
+            &["--size", size],
+        ) else {
+            return;
+        };
+        // Open: the next widget down (Spawn's size) moved down, the view did not change.
+        let below = |s: &serde_json::Value| widget(s, "spawn size", 0.5).1;
+        assert!(
+            below(&after) > below(&before) + 100.0,
+            "{size}: the section did not open"
+        );
+        for i in 0..4 {
+            let (a, b) = (before["view"][i].as_f64(), after["view"][i].as_f64());
+            let moved = (a.unwrap() - b.unwrap()).abs();
+            assert!(
+                moved < 0.5,
+                "{size}: {} then {}",
+                before["view"],
+                after["view"]
+            );
+        }
+    }
+}
+
+#[test]
+fn f1_opens_the_help_and_escape_closes_it() {
+    let events = [at(3, "Key(\"F1\")")];
+    let Some(state) = scripted("help", "scenes/default.ron", &events, 6, &[]) else {
+        return;
+    };
+    assert_eq!(state["help"], true);
+    let events = [at(3, "Key(\"F1\")"), at(5, "Key(\"Escape\")")];
+    let Some(state) = scripted("help-closed", "scenes/default.ron", &events, 8, &[]) else {
+        return;
+    };
+    assert_eq!(state["help"], false);
+}
+
+/// Where the world point `p` shows in the window, for the camera of a state dump (a pinhole
+/// of vertical field of view `fov_deg` from eye to target, y up, in the dumped view).
+fn on_screen(state: &serde_json::Value, fov_deg: f64, p: [f64; 3]) -> (f64, f64) {
+    let v3 = |v: &serde_json::Value| [0, 1, 2].map(|i| v[i].as_f64().unwrap());
+    let (eye, target) = (v3(&state["camera"]["eye"]), v3(&state["camera"]["target"]));
+    let sub = |a: [f64; 3], b: [f64; 3]| [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+    let dot = |a: [f64; 3], b: [f64; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    let cross = |a: [f64; 3], b: [f64; 3]| {
+        [
+            a[1] * b[2] - a[2] * b[1],
+            a[2] * b[0] - a[0] * b[2],
+            a[0] * b[1] - a[1] * b[0],
+        ]
+    };
+    let unit = |a: [f64; 3]| {
+        let l = dot(a, a).sqrt();
+        [a[0] / l, a[1] / l, a[2] / l]
+    };
+    let forward = unit(sub(target, eye));
+    let right = unit(cross(forward, [0.0, 1.0, 0.0]));
+    let up = cross(right, forward);
+    let d = sub(p, eye);
+    let view = &state["view"];
+    let [left, top, width, height] = [0, 1, 2, 3].map(|i| view[i].as_f64().unwrap());
+    let tan = (0.5 * fov_deg.to_radians()).tan();
+    let x = dot(d, right) / dot(d, forward) / (tan * width / height);
+    let y = dot(d, up) / dot(d, forward) / tan;
+    (
+        left + 0.5 * (x + 1.0) * width,
+        top + 0.5 * (1.0 - y) * height,
+    )
+}
+
+#[test]
+fn ten_wheel_notches_zoom_toward_the_point_under_the_cursor() {
+    // The box scene's camera (eye (0, 3, 10), target (0, 1, 0), 45°); the cursor on the
+    // floor right of and below the box. Each notch scales eye and target about the point
+    // under the cursor by 0.9, so after ten the distance is 0.9¹⁰ of what it was and that
+    // point, recovered as P = (eye' − f·eye)/(1 − f), lies on the floor and shows under the
+    // cursor before and after.
+    let scene = box_scene("zoom");
+    let cursor = (VIEW_CENTRE.0 + 220.0, VIEW_CENTRE.1 + 200.0);
+    let mut events = vec![at(
+        3,
+        &format!("MouseMove({:.1}, {:.1})", cursor.0, cursor.1),
+    )];
+    for k in 0..10 {
+        events.push(at(5 + k, "Wheel(1.0)"));
+    }
+    let Some(before) = scripted(
+        "zoom-before",
+        scene.to_str().unwrap(),
+        &events[..1],
+        20,
+        &[],
+    ) else {
+        return;
+    };
+    let Some(after) = scripted("zoom", scene.to_str().unwrap(), &events, 20, &[]) else {
+        return;
+    };
+    let distance = |s: &serde_json::Value| s["camera"]["distance"].as_f64().unwrap();
+    let f = distance(&after) / distance(&before);
+    assert!((f - 0.9f64.powi(10)).abs() < 1e-4, "distance ×{f}");
+    let eye = |s: &serde_json::Value, i: usize| s["camera"]["eye"][i].as_f64().unwrap();
+    let p = [0, 1, 2].map(|i| (eye(&after, i) - f * eye(&before, i)) / (1.0 - f));
+    assert!(
+        p[1].abs() < 1e-3,
+        "zoomed about {p:?}, not a point on the floor"
+    );
+    assert!(
+        p[0] > 1.0 && p[2] > 1.0,
+        "zoomed about {p:?}: right of and nearer than the box"
+    );
+    for state in [&before, &after] {
+        let (x, y) = on_screen(state, 45.0, p);
+        assert!(
+            (x - cursor.0 as f64).abs() < 3.0 && (y - cursor.1 as f64).abs() < 3.0,
+            "the point shows at ({x:.1}, {y:.1}), the cursor is at {cursor:?}"
+        );
+    }
+}
+
+#[test]
+fn a_flicked_body_is_let_go_at_the_speed_cap() {
+    // Right-drag the box at the view's centre and flick the cursor up 60 px a frame for four
+    // frames (about 30 m/s at the box's distance), then let go: the box leaves upward at
+    // grab::RELEASE_MAX_SPEED = 10 m/s, less one step of gravity (9.81/60 m/s).
+    let scene = box_scene("flick");
+    let (x, y) = VIEW_CENTRE;
+    let mut events = vec![
+        at(3, &format!("MouseMove({x:.1}, {y:.1})")),
+        at(4, "ButtonDown(Right)"),
+    ];
+    for k in 1..=4 {
+        events.push(at(
+            5 + k,
+            &format!("MouseMove({x:.1}, {:.1})", y - 60.0 * k as f32),
+        ));
+    }
+    events.push(at(10, "ButtonUp(Right)"));
+    let Some(state) = scripted("flick", scene.to_str().unwrap(), &events, 11, &[]) else {
+        return;
+    };
+    assert_eq!(state["grabbing"], false);
+    let v = &state["world"]["bodies"][1]["linear_velocity"];
+    let v = [0, 1, 2].map(|i| v[i].as_f64().unwrap());
+    let speed = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+    assert!(
+        (9.5..=10.01).contains(&speed) && v[1] > 9.0,
+        "let go at {v:?} ({speed} m/s)"
+    );
 }

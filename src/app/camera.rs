@@ -29,6 +29,17 @@ pub struct OrbitCamera {
     pub orthographic: bool,
 }
 
+/// The camera presets (keys 1, 3 and 7, as in Blender).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ViewPreset {
+    /// From +z, looking along −z.
+    Front,
+    /// From +x, looking along −x.
+    Side,
+    /// From above.
+    Top,
+}
+
 /// The eye stays at least this far above the floor, m.
 const EYE_ABOVE_FLOOR: f32 = 0.3;
 /// The steepest pitch either way, rad (about 83°).
@@ -131,6 +142,21 @@ impl OrbitCamera {
         }
     }
 
+    /// The matrix from world to normalised device coordinates that [`Self::camera3d`]
+    /// draws with (macroquad's `Camera3D::matrix`, which also asks the window for its size
+    /// even when the aspect is given, so it cannot run without one).
+    pub fn view_projection(&self) -> Mat4 {
+        let c = self.camera3d();
+        let projection = if self.orthographic {
+            let top = c.fovy / 2.0;
+            let right = top * self.aspect();
+            Mat4::orthographic_rh_gl(-right, right, -top, top, c.z_near, c.z_far)
+        } else {
+            Mat4::perspective_rh_gl(c.fovy, self.aspect(), c.z_near, c.z_far)
+        };
+        projection * Mat4::look_at_rh(c.position, c.target, c.up)
+    }
+
     /// Perspective with the field of view; orthographic showing the height the perspective
     /// view shows at the target, so zooming (the distance) works the same in both.
     fn projection(&self) -> Camera3D {
@@ -168,9 +194,44 @@ impl OrbitCamera {
         self.keep_above_floor();
     }
 
-    /// Zooms by `steps` wheel notches (positive = closer).
-    pub fn zoom(&mut self, steps: f32) {
-        self.distance = (self.distance * 0.9f32.powf(steps)).clamp(0.5, 500.0);
+    /// Zooms by `steps` wheel notches (positive = closer) toward `point`, a point on the
+    /// ray under the cursor: eye and target scale about it by the same factor (0.9 a notch,
+    /// the distance kept within 0.5–500 m), so the direction from the eye to it, and with
+    /// it its place on the screen, stays the same.
+    pub fn zoom_at(&mut self, steps: f32, point: Vec3) {
+        let before = self.distance;
+        let after = (before * 0.9f32.powf(steps)).clamp(0.5, 500.0);
+        self.target = point + (self.target - point) * (after / before);
+        self.distance = after;
+        self.keep_above_floor();
+    }
+
+    /// Where the ray (`origin`, unit `dir`) crosses the plane through the target facing the
+    /// camera: what the cursor points at when it points at no body. The target itself when
+    /// the ray runs along the plane or away from it.
+    pub fn on_target_plane(&self, origin: Vec3, dir: Vec3) -> Vec3 {
+        let forward = self.forward();
+        let along = dir.dot(forward);
+        let t = (self.target - origin).dot(forward) / along;
+        if along.abs() < 1e-4 || !t.is_finite() || t <= 0.0 {
+            self.target
+        } else {
+            origin + dir * t
+        }
+    }
+
+    /// Looks from the front (along −z), the side (along −x) or the top (down, as steep as
+    /// the pitch may be), keeping the target and the distance. A planar world's view stays
+    /// the front one.
+    pub fn preset(&mut self, preset: ViewPreset) {
+        if self.orthographic {
+            return;
+        }
+        (self.yaw, self.pitch) = match preset {
+            ViewPreset::Front => (0.0, 0.0),
+            ViewPreset::Side => (std::f32::consts::FRAC_PI_2, 0.0),
+            ViewPreset::Top => (0.0, MAX_PITCH),
+        };
         self.keep_above_floor();
     }
 
@@ -210,7 +271,7 @@ impl OrbitCamera {
             2.0 * (screen.x - left) / width - 1.0,
             1.0 - 2.0 * screen.y / height,
         );
-        let inverse = self.camera3d().matrix().inverse();
+        let inverse = self.view_projection().inverse();
         let near = inverse.project_point3(Vec3::new(ndc.x, ndc.y, -1.0));
         let far = inverse.project_point3(Vec3::new(ndc.x, ndc.y, 1.0));
         (near, (far - near).normalize_or(Vec3::NEG_Z))
@@ -271,6 +332,30 @@ mod tests {
     }
 
     #[test]
+    fn zooming_keeps_the_point_under_the_cursor_where_it_is_on_the_screen() {
+        let mut c = camera([300.0, 800.0, 600.0]);
+        let cursor = Vec2::new(650.0, 420.0);
+        let (origin, dir) = c.ray(cursor);
+        let point = c.on_target_plane(origin, dir);
+        let screen = |c: &OrbitCamera| {
+            let ndc = c.view_projection().project_point3(point);
+            let [left, width, height] = c.viewport;
+            Vec2::new(
+                left + 0.5 * (ndc.x + 1.0) * width,
+                0.5 * (1.0 - ndc.y) * height,
+            )
+        };
+        assert!((screen(&c) - cursor).length() < 0.1, "{}", screen(&c));
+        let distance = c.distance;
+        for steps in [3.0, -5.0, 1.0] {
+            c.zoom_at(steps, point);
+            assert!((screen(&c) - cursor).length() < 0.1, "{}", screen(&c));
+        }
+        // Net one notch out: 0.9⁻¹ of the distance.
+        assert!((c.distance - distance / 0.9).abs() < 1e-3 * distance);
+    }
+
+    #[test]
     fn the_eye_stays_above_the_floor() {
         let mut c = camera([0.0, 1000.0, 800.0]);
         c.floor = Some(0.0);
@@ -279,7 +364,8 @@ mod tests {
         assert!(c.eye().y >= EYE_ABOVE_FLOOR - 1e-4, "eye at {}", c.eye());
         // Zooming out and panning keep it there too, and a camera already below comes back up
         // when framed.
-        c.zoom(-10.0);
+        let target = c.target;
+        c.zoom_at(-10.0, target);
         assert!(c.eye().y >= EYE_ABOVE_FLOOR - 1e-4);
         c.floor = None;
         c.orbit(Vec2::new(0.0, -2000.0));

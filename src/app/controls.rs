@@ -3,8 +3,8 @@
 use macroquad::miniquad::{KeyCode, KeyMods, MouseButton};
 use macroquad::prelude::{Vec2, Vec3};
 
-use super::camera::OrbitCamera;
-use super::grab::Grab;
+use super::camera::{OrbitCamera, ViewPreset};
+use super::grab::{release_velocity, Grab, RELEASE_WINDOW};
 use super::input::InputState;
 use super::sandbox::Sandbox;
 use super::View;
@@ -28,12 +28,29 @@ pub enum Press {
     Grab,
 }
 
-/// Space play/pause, N step, B step back, R reset, F frame, Delete delete, Escape deselect;
-/// WASD or the arrows walk the player (see `player.rs`).
+/// The window's keys, as the help lists them (`ui/help.rs`): F1 help, Tab panels, Space
+/// play/pause, N step, B step back, R reset, F frame, Delete delete, Escape closes the help
+/// or deselects, 1 / 3 / 7 (or the numpad's) view from the front / side / top; WASD or the
+/// arrows walk the player (see `player.rs`).
 pub fn handle_keys(input: &InputState, sandbox: &mut Sandbox, view: &mut View, egui_wants: bool) {
     sandbox.drive = Vec3::ZERO;
     if egui_wants {
         return;
+    }
+    if input.key_pressed(KeyCode::F1) {
+        view.help = !view.help;
+    }
+    if input.key_pressed(KeyCode::Tab) {
+        view.layout.hidden = !view.layout.hidden;
+    }
+    for (keys, preset) in [
+        ([KeyCode::Key1, KeyCode::Kp1], ViewPreset::Front),
+        ([KeyCode::Key3, KeyCode::Kp3], ViewPreset::Side),
+        ([KeyCode::Key7, KeyCode::Kp7], ViewPreset::Top),
+    ] {
+        if keys.iter().any(|&k| input.key_pressed(k)) {
+            view.camera.preset(preset);
+        }
     }
     let axis = |plus: [KeyCode; 2], minus: [KeyCode; 2]| {
         let held = |keys: [KeyCode; 2]| keys.iter().any(|&k| input.key_down(k));
@@ -66,8 +83,10 @@ pub fn handle_keys(input: &InputState, sandbox: &mut Sandbox, view: &mut View, e
         sandbox.delete_selected();
     }
     if input.key_pressed(KeyCode::Escape) {
-        // Gives up a joint being made first, then the selection.
-        if sandbox.joining.take().is_none() {
+        // Closes the help first, then gives up a joint being made, then the selection.
+        if view.help {
+            view.help = false;
+        } else if sandbox.joining.take().is_none() {
             sandbox.selected = None;
         }
     }
@@ -104,6 +123,9 @@ pub fn handle_mouse(
         } else {
             Press::Orbit
         };
+        if *press == Press::Grab {
+            view.grab_trail.clear();
+        }
     }
 
     match *press {
@@ -114,6 +136,15 @@ pub fn handle_mouse(
             if let Some(grab) = sandbox.grab.as_mut() {
                 let (origin, dir) = view.camera.ray(mouse);
                 grab.target = origin + dir * grab.distance;
+                // The target's recent path, for the velocity it is let go with.
+                let now = sandbox.world.time();
+                let trail = &mut view.grab_trail;
+                trail.push((now, grab.target));
+                let keep_from = trail
+                    .iter()
+                    .position(|(t, _)| *t >= now - 2.0 * RELEASE_WINDOW)
+                    .unwrap_or(0);
+                trail.drain(..keep_from);
             }
         }
         _ => {}
@@ -124,14 +155,22 @@ pub fn handle_mouse(
             pick(sandbox, view, mouse);
         }
         if *press == Press::Grab {
-            sandbox.grab = None;
+            sandbox.release_grab(release_velocity(&view.grab_trail));
+            view.grab_trail.clear();
         }
         *press = Press::None;
     }
 
+    // The wheel zooms toward what is under the cursor: the body or ground it points at,
+    // else the point on the target's plane.
     let wheel = input.wheel;
     if wheel != 0.0 && !egui_wants {
-        view.camera.zoom(wheel.signum());
+        let (origin, dir) = view.camera.ray(mouse);
+        let point = match sandbox.world.ray_cast(origin, dir, 1000.0) {
+            Some(hit) => hit.point,
+            None => view.camera.on_target_plane(origin, dir),
+        };
+        view.camera.zoom_at(wheel.signum(), point);
     }
 }
 
@@ -178,19 +217,54 @@ fn pick(sandbox: &mut Sandbox, view: &mut View, mouse: Vec2) {
         }
         return;
     }
-    match sandbox.world.ray_cast(origin, dir, 1000.0) {
-        Some(hit) => {
-            view.click_point = Some(hit.point + hit.normal * (sandbox.spawn.size * 2.0 + 0.5));
-            let is_ground = sandbox.world.body_colliders(hit.body).any(|c| {
-                sandbox
-                    .world
-                    .collider(c)
-                    .is_some_and(|c| matches!(c.shape(), Shape::Plane { .. }))
-            });
-            sandbox.selected = if is_ground { None } else { Some(hit.body) };
+    match pick_body(sandbox, view, mouse) {
+        Some(body) => sandbox.selected = Some(body),
+        None => {
+            sandbox.selected = None;
+            // A click on the ground sets the spawn point, and says so.
+            if let Some(hit) = sandbox.world.ray_cast(origin, dir, 1000.0) {
+                let at = hit.point + hit.normal * (sandbox.spawn.size * 2.0 + 0.5);
+                view.click_point = Some(at);
+                sandbox.notify(format!(
+                    "Spawn point set to ({:.1}, {:.1}, {:.1}): Spawn puts new bodies there \
+                     (clear it in the Spawn section)",
+                    at.x, at.y, at.z
+                ));
+            }
         }
-        None => sandbox.selected = None,
     }
+}
+
+/// How far from the cursor a click still picks a body, pixels: rays through points on
+/// rings of these radii are tried when the one under the cursor finds no body.
+const PICK_TOLERANCE: [f32; 2] = [3.0, 6.0];
+
+/// The body a click at `mouse` picks: the one under the cursor, else the nearest one (in
+/// ray distance) within [`PICK_TOLERANCE`] pixels of it. Ground (planes and wide static
+/// slabs, [`is_ground`]) is never picked.
+fn pick_body(sandbox: &Sandbox, view: &View, mouse: Vec2) -> Option<BodyHandle> {
+    let world = &sandbox.world;
+    let body_at = |point: Vec2| {
+        let (origin, dir) = view.camera.ray(point);
+        let hit = world.ray_cast(origin, dir, 1000.0)?;
+        let ground = world
+            .body_colliders(hit.body)
+            .filter_map(|c| world.collider(c))
+            .any(is_ground);
+        (!ground).then_some((hit.distance, hit.body))
+    };
+    if let Some((_, body)) = body_at(mouse) {
+        return Some(body);
+    }
+    PICK_TOLERANCE.iter().find_map(|&radius| {
+        (0..8)
+            .filter_map(|k| {
+                let angle = k as f32 * std::f32::consts::FRAC_PI_4;
+                body_at(mouse + radius * Vec2::new(angle.cos(), angle.sin()))
+            })
+            .min_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(_, body)| body)
+    })
 }
 
 /// Static colliders wider than this both ways are ground, not something to look at, m.

@@ -29,6 +29,35 @@ pub const MAX_FORCE_PER_WEIGHT: f32 = 50.0;
 /// mouse joint keeps 0.98 of the spin about the centre).
 pub const GRAB_SPIN_KEPT_PER_STEP: f32 = 0.95;
 
+/// How far back the cursor's motion is measured for the velocity a body is let go with,
+/// s of simulated time ([`release_velocity`]).
+pub const RELEASE_WINDOW: f64 = 0.1;
+
+/// The fastest a body is let go, m/s: a quick flick of the mouse moves the held point at
+/// tens of m/s, which would throw the body out of the scene; a body let go this fast flies
+/// about 10 m.
+pub const RELEASE_MAX_SPEED: f32 = 10.0;
+
+/// The velocity a body is let go with: the held point's target's mean velocity over the
+/// last [`RELEASE_WINDOW`] of the `trail` ((simulated time, target) samples, oldest
+/// first), at most [`RELEASE_MAX_SPEED`]; zero when the trail spans no time (paused).
+pub fn release_velocity(trail: &[(f64, Vec3)]) -> Vec3 {
+    let Some(&(now, last)) = trail.last() else {
+        return Vec3::ZERO;
+    };
+    let Some(&(then, first)) = trail
+        .iter()
+        .find(|(t, _)| *t >= now - RELEASE_WINDOW - 1e-9)
+    else {
+        return Vec3::ZERO;
+    };
+    let span = (now - then) as f32;
+    if span <= 1e-6 {
+        return Vec3::ZERO;
+    }
+    ((last - first) / span).clamp_length_max(RELEASE_MAX_SPEED)
+}
+
 /// A body held by the mouse.
 #[derive(Clone, Copy, Debug)]
 pub struct Grab {
@@ -136,6 +165,32 @@ pub fn apply_grab(world: &mut World, grab: &Grab, h: f32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_body_is_let_go_with_the_cursors_recent_velocity_capped() {
+        // Samples every 1/60 s: at 1.2 m/s along x for 0.5 s the last 0.1 s gives 1.2 m/s
+        // (older samples, at another speed, are left out).
+        let mut trail: Vec<(f64, Vec3)> = (0..30)
+            .map(|k| (k as f64 / 60.0, Vec3::new(0.0, 0.05 * k as f32, 0.0)))
+            .collect();
+        let (t0, p0) = *trail.last().unwrap();
+        for k in 1..=30 {
+            let dt = k as f64 / 60.0;
+            trail.push((t0 + dt, p0 + Vec3::X * (1.2 * dt as f32)));
+        }
+        let v = release_velocity(&trail);
+        assert!((v - Vec3::X * 1.2).length() < 1e-3, "{v}");
+        // A flick of 2 m in 0.05 s (40 m/s) is let go at the cap.
+        let flick = [(0.0, Vec3::ZERO), (0.05, Vec3::new(0.0, 2.0, 0.0))];
+        let v = release_velocity(&flick);
+        assert!((v - Vec3::Y * RELEASE_MAX_SPEED).length() < 1e-4, "{v}");
+        // Paused (no time passed), or no samples: let go at rest.
+        assert_eq!(
+            release_velocity(&[(1.0, Vec3::ZERO), (1.0, Vec3::ONE)]),
+            Vec3::ZERO
+        );
+        assert_eq!(release_velocity(&[]), Vec3::ZERO);
+    }
 
     /// A 2 × 1 × 0.5 m box of 3 kg, at rest, with its inverse inertia in body axes
     /// (I = m/12·(b² + c²) about each axis), turned so that the world inertia is not diagonal.

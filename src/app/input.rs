@@ -236,15 +236,18 @@ pub enum ScriptAction {
     Text(String),
 }
 
-/// The key called `name` (macroquad's `KeyCode` names: "A"…"Z", "Key0"…"Key9", "Space",
-/// "Enter", "Escape", "Delete", "Backspace", "Tab", "Left"/"Right"/"Up"/"Down",
-/// "LeftShift", "LeftControl", "LeftAlt" and their Right twins).
+/// The key called `name` (macroquad's `KeyCode` names: "A"…"Z", "Key0"…"Key9",
+/// "Kp0"…"Kp9" (the numpad), "F1"…"F12", "Space", "Enter", "Escape", "Delete",
+/// "Backspace", "Tab", "Left"/"Right"/"Up"/"Down", "LeftShift", "LeftControl", "LeftAlt"
+/// and their Right twins): every key the window uses.
 pub fn key_named(name: &str) -> Option<KeyCode> {
     use KeyCode::*;
     const LETTERS: [KeyCode; 26] = [
         A, B, C, D, E, F, G, H, I, J, K, L, M, N, O, P, Q, R, S, T, U, V, W, X, Y, Z,
     ];
     const DIGITS: [KeyCode; 10] = [Key0, Key1, Key2, Key3, Key4, Key5, Key6, Key7, Key8, Key9];
+    const NUMPAD: [KeyCode; 10] = [Kp0, Kp1, Kp2, Kp3, Kp4, Kp5, Kp6, Kp7, Kp8, Kp9];
+    const FUNCTION: [KeyCode; 12] = [F1, F2, F3, F4, F5, F6, F7, F8, F9, F10, F11, F12];
     if let [c] = name.as_bytes() {
         if c.is_ascii_uppercase() {
             return Some(LETTERS[(c - b'A') as usize]);
@@ -255,6 +258,15 @@ pub fn key_named(name: &str) -> Option<KeyCode> {
         .and_then(|d| d.parse::<usize>().ok())
     {
         return DIGITS.get(d).copied();
+    }
+    if let Some(d) = name
+        .strip_prefix("Kp")
+        .and_then(|d| d.parse::<usize>().ok())
+    {
+        return NUMPAD.get(d).copied();
+    }
+    if let Some(n) = name.strip_prefix('F').and_then(|n| n.parse::<usize>().ok()) {
+        return n.checked_sub(1).and_then(|i| FUNCTION.get(i)).copied();
     }
     Some(match name {
         "Space" => Space,
@@ -400,9 +412,13 @@ impl Input {
         self.tapped = released_now;
     }
 
+    /// Passes an event on to egui. Tab is kept from it: Tab hides the panels here, and
+    /// egui would move the keyboard focus to a text field with it (which then takes the
+    /// keys the window uses).
     fn forward_to_egui(&mut self, event: &InputEvent) {
         let (x, y) = (self.state.mouse.x, self.state.mouse.y);
         match *event {
+            InputEvent::KeyDown(KeyCode::Tab) | InputEvent::KeyUp(KeyCode::Tab) => {}
             InputEvent::MouseMove(x, y) => self.egui.mouse_motion_event(x, y),
             InputEvent::ButtonDown(b) => self.egui.mouse_button_down_event(b, x, y),
             InputEvent::ButtonUp(b) => self.egui.mouse_button_up_event(b, x, y),
@@ -505,6 +521,11 @@ mod tests {
         assert_eq!(key_named("LeftControl"), Some(KeyCode::LeftControl));
         assert_eq!(key_named("f"), None);
         assert_eq!(key_named("Key12"), None);
+        assert_eq!(key_named("F1"), Some(KeyCode::F1));
+        assert_eq!(key_named("F12"), Some(KeyCode::F12));
+        assert_eq!(key_named("Kp7"), Some(KeyCode::Kp7));
+        assert_eq!(key_named("F0"), None);
+        assert_eq!(key_named("F13"), None);
     }
 
     #[test]

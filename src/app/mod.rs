@@ -1,8 +1,9 @@
 //! The sandbox window (macroquad + egui): the only code that imports them.
 //!
-//! Each frame: physics (fixed steps from an accumulator, or exactly one step per frame in a
-//! scripted `--frames` run), the egui panels, mouse and keyboard (ignored where egui wants
-//! them), then the 3D view and debug layers, then egui on top.
+//! Each frame: the egui panels, mouse and keyboard (ignored where egui wants them), then
+//! physics (fixed steps from an accumulator, or exactly one step per frame in a scripted
+//! `--frames` run), then the 3D view and debug layers, then egui on top. Input comes before
+//! physics so that a click is judged against the bodies as the last frame drew them.
 
 mod camera;
 mod controls;
@@ -268,6 +269,14 @@ pub struct View {
     pub panel_scroll: f32,
     /// Save as found this file already there: replace it?
     pub confirm_overwrite: Option<PathBuf>,
+    /// Which side panels show (Tab, their collapse buttons).
+    pub layout: ui::PanelLayout,
+    /// The help window is open (F1, the `?` button).
+    pub help: bool,
+    /// The scene browser's groups.
+    pub browser: ui::SceneBrowser,
+    /// Where the held body's target was lately: (simulated time, point), oldest first.
+    pub grab_trail: Vec<(f64, Vec3)>,
 }
 
 async fn main_loop(checked: Checked, mut sandbox: Sandbox) -> Result<(), CliError> {
@@ -291,6 +300,10 @@ async fn main_loop(checked: Checked, mut sandbox: Sandbox) -> Result<(), CliErro
         frame_request: false,
         panel_scroll: 0.0,
         confirm_overwrite: None,
+        layout: ui::PanelLayout::default(),
+        help: false,
+        browser: ui::SceneBrowser::default(),
+        grab_trail: Vec::new(),
     };
     if options.stress {
         view.stress.start();
@@ -305,40 +318,6 @@ async fn main_loop(checked: Checked, mut sandbox: Sandbox) -> Result<(), CliErro
     loop {
         let frame_dt = get_frame_time();
         input.begin_frame(frame);
-
-        // Physics (the stress test changes the world every frame: no history meanwhile).
-        sandbox.set_recording(!view.stress.running());
-        let t = Instant::now();
-        let steps = if scripted {
-            if sandbox.playing {
-                sandbox.step_once();
-                1
-            } else {
-                0
-            }
-        } else {
-            sandbox.advance(frame_dt, MAX_STEPS_PER_FRAME)
-        };
-        let physics_s = t.elapsed().as_secs_f32();
-        view.stats.record(
-            sandbox.world.step_count(),
-            frame_dt,
-            physics_s * 1000.0,
-            steps,
-        );
-        if view.stress.frame(&mut sandbox.world, frame_dt, physics_s) {
-            if let Some(o) = view.stress.outcome {
-                println!(
-                    "stress: {} bodies at {:.1} FPS, physics {:.0}% of the frame time",
-                    o.bodies,
-                    o.fps,
-                    o.physics_share * 100.0
-                );
-            }
-            if options.stress && !scripted {
-                return Ok(());
-            }
-        }
 
         // Hot reload.
         reload_timer += frame_dt;
@@ -390,6 +369,42 @@ async fn main_loop(checked: Checked, mut sandbox: Sandbox) -> Result<(), CliErro
         if view.frame_request {
             view.frame_request = false;
             controls::frame_view(&sandbox, &mut view.camera);
+        }
+
+        // Physics after the input: a click picks among the bodies where the last frame
+        // drew them, where the user saw them.
+        // (The stress test changes the world every frame: no history meanwhile.)
+        sandbox.set_recording(!view.stress.running());
+        let t = Instant::now();
+        let steps = if scripted {
+            if sandbox.playing {
+                sandbox.step_once();
+                1
+            } else {
+                0
+            }
+        } else {
+            sandbox.advance(frame_dt, MAX_STEPS_PER_FRAME)
+        };
+        let physics_s = t.elapsed().as_secs_f32();
+        view.stats.record(
+            sandbox.world.step_count(),
+            frame_dt,
+            physics_s * 1000.0,
+            steps,
+        );
+        if view.stress.frame(&mut sandbox.world, frame_dt, physics_s) {
+            if let Some(o) = view.stress.outcome {
+                println!(
+                    "stress: {} bodies at {:.1} FPS, physics {:.0}% of the frame time",
+                    o.bodies,
+                    o.fps,
+                    o.physics_share * 100.0
+                );
+            }
+            if options.stress && !scripted {
+                return Ok(());
+            }
         }
 
         // The 3D view.
@@ -465,6 +480,21 @@ fn finish(
                 })
             }).collect::<Vec<_>>(),
             "panel_scroll": view.panel_scroll,
+            "view": [
+                camera.viewport[0],
+                0.0,
+                camera.viewport[1],
+                camera.viewport[2],
+            ],
+            "panels": {
+                "left": view.layout.shown().0,
+                "right": view.layout.shown().1,
+            },
+            "help": view.help,
+            "widgets": ui::marked_widgets()
+                .into_iter()
+                .map(|(name, rect)| (name.to_string(), serde_json::json!(rect)))
+                .collect::<serde_json::Map<_, _>>(),
             "frame_ms": view.stats.means()[0],
             "render_cpu_ms": view.stats.means()[1],
             "render_build_ms": view.stats.means()[2],

@@ -603,6 +603,21 @@ impl Sandbox {
         }
     }
 
+    /// Lets go of the held body, moving at `velocity` (m/s; see
+    /// [`grab::release_velocity`]), its spin kept.
+    pub fn release_grab(&mut self, velocity: Vec3) {
+        let Some(grab) = self.grab.take() else {
+            return;
+        };
+        let Some(body) = self.world.body(grab.body) else {
+            return;
+        };
+        if body.body_type() == BodyType::Dynamic {
+            let spin = body.angular_velocity();
+            self.set_velocity(grab.body, velocity, spin);
+        }
+    }
+
     /// Deletes the selected body.
     pub fn delete_selected(&mut self) {
         self.joining = None;

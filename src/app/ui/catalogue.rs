@@ -1,0 +1,180 @@
+//! The scene browser's contents: the scene files grouped by what they show, each with the
+//! description its file opens with.
+
+use std::path::{Path, PathBuf};
+
+/// The groups of the scene browser, in order, and the shipped scenes in each (file stems in
+/// `scenes/`). A file the table does not name goes under [`OTHER`]; the files in
+/// `scenes/bench/` under [`BENCHMARKS`].
+const GROUPS: [(&str, &[&str]); 4] = [
+    (
+        "Stacking",
+        &[
+            "stack",
+            "pyramid",
+            "card_house",
+            "dominoes",
+            "mass_ratio",
+            "pile",
+        ],
+    ),
+    (
+        "Joints",
+        &["chain", "bridge", "door", "ragdoll", "newtons_cradle"],
+    ),
+    (
+        "Collision",
+        &[
+            "default",
+            "shapes",
+            "compound",
+            "bounce",
+            "friction_ramp",
+            "bullets",
+            "sensors",
+            "funnel",
+            "launcher",
+        ],
+    ),
+    ("2D and character", &["planar_boxes", "topdown"]),
+];
+
+/// The group of `scenes/bench/`: large scenes for `impulse bench`, slow to step.
+pub const BENCHMARKS: &str = "Benchmarks";
+
+/// The group of the files in `scenes/` that no other group names (the user's own).
+pub const OTHER: &str = "Other scenes";
+
+/// One scene file in the browser.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    /// The file.
+    pub path: PathBuf,
+    /// Its stem, the button's label.
+    pub name: String,
+    /// What its leading comment says ([`description`]); empty when it has none.
+    pub description: String,
+}
+
+/// The browser's groups, in order, each with its files; empty groups left out.
+#[derive(Clone, Debug, Default)]
+pub struct Catalogue {
+    pub groups: Vec<(&'static str, Vec<Entry>)>,
+}
+
+impl Catalogue {
+    /// The `.ron` files in `dir` and in `dir/bench`, grouped. Unreadable files keep their
+    /// place with no description.
+    pub fn scan(dir: &Path) -> Self {
+        let mut other = Vec::new();
+        let mut named: Vec<Vec<Entry>> = vec![Vec::new(); GROUPS.len()];
+        for entry in ron_files(dir) {
+            match GROUPS
+                .iter()
+                .position(|(_, names)| names.contains(&entry.name.as_str()))
+            {
+                Some(g) => named[g].push(entry),
+                None => other.push(entry),
+            }
+        }
+        let mut groups: Vec<(&'static str, Vec<Entry>)> = Vec::new();
+        for ((title, order), mut entries) in GROUPS.iter().zip(named) {
+            entries.sort_by_key(|e| order.iter().position(|n| *n == e.name));
+            groups.push((title, entries));
+        }
+        groups.push((OTHER, other));
+        groups.push((BENCHMARKS, ron_files(&dir.join("bench"))));
+        groups.retain(|(_, entries)| !entries.is_empty());
+        Self { groups }
+    }
+}
+
+/// The `.ron` files directly in `dir`, sorted by name, with their descriptions.
+fn ron_files(dir: &Path) -> Vec<Entry> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "ron"))
+                .collect()
+        })
+        .unwrap_or_default();
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|path| Entry {
+            name: path
+                .file_stem()
+                .map(|s| s.to_string_lossy().to_string())
+                .unwrap_or_default(),
+            description: std::fs::read_to_string(&path)
+                .map(|t| description(&t))
+                .unwrap_or_default(),
+            path,
+        })
+        .collect()
+}
+
+/// A scene's description: the `//` comment lines it opens with, their lines joined into
+/// paragraphs (an empty comment line starts a new one). Empty when the file opens with
+/// anything else.
+pub fn description(text: &str) -> String {
+    let mut paragraphs: Vec<String> = vec![String::new()];
+    for line in text.lines() {
+        let Some(comment) = line.trim_start().strip_prefix("//") else {
+            break;
+        };
+        let words = comment.trim();
+        let last = paragraphs.last_mut().expect("one paragraph at least");
+        if words.is_empty() {
+            if !last.is_empty() {
+                paragraphs.push(String::new());
+            }
+        } else {
+            if !last.is_empty() {
+                last.push(' ');
+            }
+            last.push_str(words);
+        }
+    }
+    paragraphs.retain(|p| !p.is_empty());
+    paragraphs.join("\n\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_description_is_the_leading_comment_in_paragraphs() {
+        let text =
+            "// A stack of\n//   ten cubes.\n//\n// It stands.\nScene(// not this\n)\n// nor this";
+        assert_eq!(description(text), "A stack of ten cubes.\n\nIt stands.");
+        assert_eq!(description("Scene()\n// late"), "");
+    }
+
+    #[test]
+    fn every_shipped_scene_is_in_a_named_group_with_a_description() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes");
+        let catalogue = Catalogue::scan(&dir);
+        for (group, entries) in &catalogue.groups {
+            assert_ne!(*group, OTHER, "not in a group: {entries:?}");
+            for e in entries {
+                assert!(
+                    e.description.len() > 40,
+                    "{}: no description ({:?})",
+                    e.path.display(),
+                    e.description
+                );
+            }
+        }
+        let listed: usize = catalogue.groups.iter().map(|(_, e)| e.len()).sum();
+        let files = ron_files(&dir).len() + ron_files(&dir.join("bench")).len();
+        assert_eq!(listed, files, "every file listed once");
+        // Every name in the table exists: a renamed scene must be renamed here too.
+        for (_, names) in GROUPS {
+            for name in names {
+                assert!(dir.join(format!("{name}.ron")).is_file(), "{name}.ron");
+            }
+        }
+    }
+}

@@ -211,11 +211,20 @@ pub fn run(
     dump_every: Option<u64>,
     hash: bool,
     events: Option<&Path>,
+    save: Option<&Path>,
 ) -> Result<(), CliError> {
     if dump_every == Some(0) {
         return Err(CliError::BadInput("--dump-every must be at least 1".into()));
     }
     let mut scene = load(Some(path))?;
+    // Saving keeps the file's description and generators (`scene::save::save_scene`).
+    let source = match save {
+        Some(_) => Some(std::fs::read_to_string(path).map_err(|e| {
+            CliError::BadInput(format!("{}: cannot read the file: {e}", path.display()))
+        })?),
+        None => None,
+    };
+    let mut saved = save.map(create).transpose()?;
     let mut out = dump.map(create).transpose()?;
     let mut event_out = events.map(create).transpose()?;
     let start = Instant::now();
@@ -268,6 +277,23 @@ pub fn run(
     );
     if hash {
         println!("state hash: {:016x}", w.state_hash());
+    }
+    if let (Some(out), Some(p)) = (saved.as_mut(), save) {
+        let note = scene::save::saved_note(w, &path.display().to_string());
+        let camera = scene.camera_given.then_some(&scene.camera);
+        let text = scene::save::save_scene(
+            w,
+            &scene.meta,
+            camera,
+            scene.timestep,
+            source.as_deref(),
+            &note,
+        )
+        .map_err(CliError::Internal)?;
+        out.write_all(text.as_bytes())
+            .and_then(|()| out.flush())
+            .map_err(|e| CliError::Internal(format!("{}: cannot write: {e}", p.display())))?;
+        println!("saved {}", p.display());
     }
     if let Some(first) = capped.first_step {
         eprintln!(

@@ -111,6 +111,10 @@ enum Command {
         /// begin).
         #[arg(long, value_name = "OUT.jsonl")]
         events: Option<PathBuf>,
+        /// Save the world after the last step as a scene file here (what the window's Save
+        /// as writes: the file's description and unchanged generators kept).
+        #[arg(long, value_name = "OUT.ron")]
+        save: Option<PathBuf>,
     },
     /// Time N steps of a scene (after W warm-up steps); print JSON statistics.
     Bench {
@@ -162,6 +166,7 @@ fn main() -> ExitCode {
             dump_every,
             hash,
             events,
+            save,
         }) => headless::run(
             &scene,
             steps,
@@ -169,6 +174,7 @@ fn main() -> ExitCode {
             dump_every,
             hash,
             events.as_deref(),
+            save.as_deref(),
         ),
         Some(Command::Bench {
             scene,

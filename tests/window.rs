@@ -67,6 +67,7 @@ fn screenshot(scene: &str, frames: &str, draw: &str, samples: &str) -> PathBuf {
     };
     let result = command
         .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("IMPULSE_SAVE_DIR", &dir)
         .args([
             scene,
             "--frames",
@@ -240,6 +241,7 @@ fn scripted(
     let state = dir.join(format!("{name}.json"));
     let result = command
         .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("IMPULSE_SAVE_DIR", &dir)
         .arg(scene)
         .args(["--frames", &frames.to_string()])
         .arg("--script")
@@ -810,4 +812,44 @@ fn a_flicked_body_is_let_go_at_the_speed_cap() {
         (9.5..=10.01).contains(&speed) && v[1] > 9.0,
         "let go at {v:?} ({speed} m/s)"
     );
+}
+
+/// `impulse run SCENE --steps N --hash`'s hash line.
+fn run_hash(scene: &Path, steps: u32) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_impulse"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .arg("run")
+        .arg(scene)
+        .args(["--steps", &steps.to_string(), "--hash"])
+        .output()
+        .expect("run impulse");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}: {stdout}", scene.display());
+    stdout
+        .lines()
+        .find(|l| l.starts_with("state hash"))
+        .expect("a hash line")
+        .to_string()
+}
+
+#[test]
+fn a_scene_saved_from_the_window_steps_as_the_original() {
+    // Space on the first frame pauses before any step; Save writes the world to the path its
+    // field suggests (in IMPULSE_SAVE_DIR, here the test's folder). The ragdolls (ball
+    // joints with cones, hinges with limits) saved so step the same bits as the file.
+    let Some(panel) = layout("save", "scenes/ragdoll.ron", false) else {
+        return;
+    };
+    let mut events = vec![at(0, "Key(\"Space\")")];
+    events.extend(click(3, widget(&panel, "save", 0.5)));
+    let Some(state) = scripted("save", "scenes/ragdoll.ron", &events, 8, &[]) else {
+        return;
+    };
+    assert_eq!(state["world"]["steps"], 0, "{state}");
+    assert!(state["error"].is_null(), "{}", state["error"]);
+    let saved = script_dir().join("ragdoll-2.ron");
+    let text = std::fs::read_to_string(&saved).expect("the saved scene");
+    assert!(text.starts_with("// Two ragdolls"), "the description kept");
+    let original = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/ragdoll.ron");
+    assert_eq!(run_hash(&saved, 120), run_hash(&original, 120));
 }

@@ -277,6 +277,8 @@ pub struct View {
     pub browser: ui::SceneBrowser,
     /// Where the held body's target was lately: (simulated time, point), oldest first.
     pub grab_trail: Vec<(f64, Vec3)>,
+    /// The file dialog of Open… and Save as….
+    pub files: ui::FileBrowser,
 }
 
 async fn main_loop(checked: Checked, mut sandbox: Sandbox) -> Result<(), CliError> {
@@ -294,7 +296,7 @@ async fn main_loop(checked: Checked, mut sandbox: Sandbox) -> Result<(), CliErro
         stress: StressTest::default(),
         stats: Stats::default(),
         click_point: None,
-        load_path: String::from("scenes/"),
+        load_path: String::new(),
         save_path: String::new(),
         scale_factor: 1.0,
         frame_request: false,
@@ -304,6 +306,7 @@ async fn main_loop(checked: Checked, mut sandbox: Sandbox) -> Result<(), CliErro
         help: false,
         browser: ui::SceneBrowser::default(),
         grab_trail: Vec::new(),
+        files: ui::FileBrowser::default(),
     };
     if options.stress {
         view.stress.start();

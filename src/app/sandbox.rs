@@ -330,6 +330,17 @@ impl Sandbox {
     /// Loads a scene file; on failure the current scene keeps running and the error shows.
     /// Returns true when a new scene was installed.
     pub fn load(&mut self, path: &Path) -> bool {
+        if path.as_os_str().is_empty() {
+            self.error = Some("Load: type a scene file's path first, or browse with Open…".into());
+            return false;
+        }
+        if path.is_dir() {
+            self.error = Some(format!(
+                "{}: is a folder; give a scene file's path (a .ron file), or browse with Open…",
+                path.display()
+            ));
+            return false;
+        }
         let text = match std::fs::read_to_string(path) {
             Ok(t) => t,
             Err(e) => {
@@ -392,16 +403,18 @@ impl Sandbox {
 
     /// Writes the world to `path`.
     pub fn save_as(&mut self, path: &Path, camera: &CameraDesc) {
-        let comment = format!(
-            "Saved from the Impulse sandbox ({} bodies, t = {:.2} s).",
-            self.world.body_count(),
-            self.world.time()
-        );
-        let result =
-            save::save(&self.world, &self.meta, camera, self.timestep, &comment).and_then(|text| {
-                std::fs::write(path, text)
-                    .map_err(|e| format!("{}: cannot write: {e}", path.display()))
-            });
+        let note = save::saved_note(&self.world, &self.source.label());
+        let result = save::save_scene(
+            &self.world,
+            &self.meta,
+            Some(camera),
+            self.timestep,
+            Some(&self.source_text),
+            &note,
+        )
+        .and_then(|text| {
+            std::fs::write(path, text).map_err(|e| format!("{}: cannot write: {e}", path.display()))
+        });
         match result {
             Ok(()) => {
                 self.notify(format!("saved {}", path.display()));

@@ -221,7 +221,7 @@ fn joint(
             .copied()
             .ok_or_else(|| format!("{field}: no body is named \"{name}\""))
     };
-    let (a, b, anchor_a, anchor_b, kind, break_force, collide) = match desc {
+    let (a, b, anchor_a, anchor_b, kind, break_force, collide, frames) = match desc {
         JointDesc::Spherical {
             a,
             b,
@@ -230,6 +230,7 @@ fn joint(
             cone_axis,
             break_force,
             collide,
+            frames,
         } => (
             a,
             b,
@@ -245,6 +246,7 @@ fn joint(
             },
             *break_force,
             *collide,
+            frames,
         ),
         JointDesc::Fixed {
             a,
@@ -252,6 +254,7 @@ fn joint(
             anchor,
             break_force,
             collide,
+            frames,
         } => (
             a,
             b,
@@ -262,6 +265,7 @@ fn joint(
             },
             *break_force,
             *collide,
+            frames,
         ),
         JointDesc::Revolute {
             a,
@@ -272,6 +276,7 @@ fn joint(
             motor,
             break_force,
             collide,
+            frames,
         } => {
             let axis = raw(*axis);
             if !(axis.is_finite() && axis.length() > 1e-6) {
@@ -292,6 +297,7 @@ fn joint(
                 },
                 *break_force,
                 *collide,
+                frames,
             )
         }
         JointDesc::Distance {
@@ -303,6 +309,7 @@ fn joint(
             max,
             break_force,
             collide,
+            frames,
         } => (
             a,
             b,
@@ -314,6 +321,7 @@ fn joint(
             },
             *break_force,
             *collide,
+            frames,
         ),
         JointDesc::Spring {
             a,
@@ -326,6 +334,7 @@ fn joint(
             bungee,
             break_force,
             collide,
+            frames,
         } => (
             a,
             b,
@@ -339,11 +348,106 @@ fn joint(
             },
             *break_force,
             *collide,
+            frames,
         ),
     };
     let a = find("a", a)?;
     let b = b.as_deref().map(|n| find("b", n)).transpose()?;
-    let mut def = match kind {
+    let mut def = match frames {
+        Some(frames) => from_frames(a, b, kind, frames)?,
+        None => from_world(world, a, b, raw(anchor_a), raw(anchor_b), kind)?,
+    };
+    def.break_force = break_force;
+    def.collide = collide;
+    world.create_joint(def)?;
+    Ok(())
+}
+
+/// A joint as the bodies' own frames give it ([`Frames`], what Save as writes); `kind`
+/// carries the file's motor and range (its limits still in the file's degrees, unused here).
+fn from_frames(
+    a: BodyHandle,
+    b: Option<BodyHandle>,
+    kind: JointKind,
+    frames: &Frames,
+) -> Result<JointDef, String> {
+    let needed = |field: &str| format!("frames.{field} is needed for this joint");
+    let unit = |field: &str, v: Option<V3>| -> Result<Vec3, String> {
+        let v = raw(v.ok_or_else(|| needed(field))?);
+        if v.is_finite() && (v.length() - 1.0).abs() < 1.0e-3 {
+            Ok(v)
+        } else {
+            Err(format!("frames.{field} must be a unit direction, got {v}"))
+        }
+    };
+    let kind = match kind {
+        JointKind::Spherical { cone: Some(_) } => JointKind::Spherical {
+            cone: Some(Cone {
+                axis_a: unit("axis_a", frames.axis_a)?,
+                axis_b: unit("axis_b", frames.axis_b)?,
+                half_angle: frames.cone.ok_or_else(|| needed("cone"))?,
+            }),
+        },
+        JointKind::Fixed { .. } => {
+            let (x, y, z, w) = frames.rotation.ok_or_else(|| needed("rotation"))?;
+            JointKind::Fixed {
+                reference: Quat::from_xyzw(x, y, z, w),
+            }
+        }
+        JointKind::Revolute { limits, motor, .. } => {
+            let axis_a = unit("axis_a", frames.axis_a)?;
+            let axis_b = unit("axis_b", frames.axis_b)?;
+            let reference_a = unit("reference_a", frames.reference_a)?;
+            let reference_b = unit("reference_b", frames.reference_b)?;
+            for (field, axis, reference) in [
+                ("reference_a", axis_a, reference_a),
+                ("reference_b", axis_b, reference_b),
+            ] {
+                if axis.dot(reference).abs() > 1.0e-3 {
+                    return Err(format!(
+                        "frames.{field} must be across the hinge's axis, got {reference} for axis {axis}"
+                    ));
+                }
+            }
+            let limits = match limits {
+                Some(_) => {
+                    let (lower, upper) = frames.limits.ok_or_else(|| needed("limits"))?;
+                    Some(Limits { lower, upper })
+                }
+                None => None,
+            };
+            JointKind::Revolute {
+                axis_a,
+                axis_b,
+                reference_a,
+                reference_b,
+                limits,
+                motor,
+            }
+        }
+        other => other,
+    };
+    Ok(JointDef {
+        body_a: a,
+        body_b: b,
+        local_anchor_a: raw(frames.anchor_a),
+        local_anchor_b: raw(frames.anchor_b),
+        kind,
+        break_force: None,
+        collide: false,
+    })
+}
+
+/// A joint as its world-space fields give it, in the bodies' frames where they start.
+fn from_world(
+    world: &World,
+    a: BodyHandle,
+    b: Option<BodyHandle>,
+    anchor_a: Vec3,
+    anchor_b: Vec3,
+    kind: JointKind,
+) -> Result<JointDef, String> {
+    Ok(match kind {
         // The hinge's frames come from its world axis.
         JointKind::Revolute {
             axis_a,
@@ -351,7 +455,7 @@ fn joint(
             motor,
             ..
         } => {
-            let mut def = JointDef::revolute(world, a, b, raw(anchor_a), axis_a);
+            let mut def = JointDef::revolute(world, a, b, anchor_a, axis_a);
             // The file's limits are in degrees.
             if let Some(Limits { lower, upper }) = limits {
                 def = def.with_limits(lower.to_radians(), upper.to_radians());
@@ -365,18 +469,14 @@ fn joint(
             world,
             a,
             b,
-            raw(anchor_a),
+            anchor_a,
             (cone.axis_b != Vec3::ZERO).then_some(cone.axis_b),
             cone.half_angle,
         )?,
         // The weld keeps the poses the bodies start in.
-        JointKind::Fixed { .. } => JointDef::fixed(world, a, b, raw(anchor_a)),
-        _ => JointDef::between(world, a, b, raw(anchor_a), raw(anchor_b), kind),
-    };
-    def.break_force = break_force;
-    def.collide = collide;
-    world.create_joint(def)?;
-    Ok(())
+        JointKind::Fixed { .. } => JointDef::fixed(world, a, b, anchor_a),
+        _ => JointDef::between(world, a, b, anchor_a, anchor_b, kind),
+    })
 }
 
 /// Checks a material's values (as a collider's: `ColliderDef::validate`).

@@ -252,6 +252,7 @@ fn expand_one(
                 cone_axis: None,
                 break_force: None,
                 collide: false,
+                frames: None,
             };
             for row in 0..*rows {
                 for column in 0..*columns {

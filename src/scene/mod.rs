@@ -40,6 +40,32 @@ impl fmt::Display for SceneError {
 
 impl std::error::Error for SceneError {}
 
+/// A scene's description: the `//` comment lines its text opens with, their lines joined
+/// into paragraphs (an empty comment line starts a new one, paragraphs are separated by an
+/// empty line). Empty when the text opens with anything else.
+pub fn description(text: &str) -> String {
+    let mut paragraphs: Vec<String> = vec![String::new()];
+    for line in text.lines() {
+        let Some(comment) = line.trim_start().strip_prefix("//") else {
+            break;
+        };
+        let words = comment.trim();
+        let last = paragraphs.last_mut().expect("one paragraph at least");
+        if words.is_empty() {
+            if !last.is_empty() {
+                paragraphs.push(String::new());
+            }
+        } else {
+            if !last.is_empty() {
+                last.push(' ');
+            }
+            last.push_str(words);
+        }
+    }
+    paragraphs.retain(|p| !p.is_empty());
+    paragraphs.join("\n\n")
+}
+
 /// RON options shared by loading and saving: `Some` is implicit, so optional fields are
 /// written plainly (`name: "box"`).
 fn ron_options() -> ron::Options {

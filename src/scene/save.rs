@@ -1,9 +1,18 @@
 //! Saving a world as a scene file that loads back to the same state, bit for bit.
 //!
 //! Everything is written explicitly: rotations as quaternions (no Euler round trip),
-//! materials inline (no lookup), hulls as their vertex lists, generators expanded into
-//! bodies. Floats are written in Rust's shortest round-trip form, so parsing them gives
-//! back the same bits.
+//! materials inline (no lookup), hulls as their vertex lists. Floats are written in Rust's
+//! shortest round-trip form, so parsing them gives back the same bits.
+//!
+//! [`save_scene`] (Save as in the window, `impulse run --save`) also keeps what it can of
+//! the file the world came from: its description (the comment it opens with), and its
+//! generators while the bodies and joints they made are still the world's last ones,
+//! exactly as they made them; other generators are written body by body. A world that has
+//! stepped is written with every body awake: a body asleep in a file stays where the file
+//! puts it until something touches it, so a resting body moved up by hand would float, and
+//! what the save cannot carry (the contacts' impulses, the sleep timers) makes the
+//! continuation differ a little anyway. Saved before its first step, the world loads back
+//! to the scene it was loaded from, and steps the same bits.
 
 use std::collections::BTreeMap;
 
@@ -144,6 +153,18 @@ fn joints(world: &World, meta: &BTreeMap<BodyHandle, BodyMeta>) -> Vec<JointDesc
             };
             let (pa, pb) = world.joint_anchors(handle)?;
             let (break_force, collide) = (def.break_force, def.collide);
+            // The joint exactly as the engine holds it (what loading uses when given).
+            let mut frames = Frames {
+                anchor_a: v3(def.local_anchor_a),
+                anchor_b: v3(def.local_anchor_b),
+                axis_a: None,
+                axis_b: None,
+                reference_a: None,
+                reference_b: None,
+                limits: None,
+                cone: None,
+                rotation: None,
+            };
             Some(match def.kind {
                 JointKind::Spherical { cone } => {
                     // The cone's axis as B carries it now; A's axis is found again from
@@ -152,6 +173,11 @@ fn joints(world: &World, meta: &BTreeMap<BodyHandle, BodyMeta>) -> Vec<JointDesc
                         .body_b
                         .and_then(|h| world.body(h))
                         .map_or(crate::physics::Quat::IDENTITY, |body| body.rotation());
+                    if let Some(c) = cone {
+                        frames.axis_a = Some(v3(c.axis_a));
+                        frames.axis_b = Some(v3(c.axis_b));
+                        frames.cone = Some(c.half_angle);
+                    }
                     JointDesc::Spherical {
                         a,
                         b,
@@ -160,23 +186,38 @@ fn joints(world: &World, meta: &BTreeMap<BodyHandle, BodyMeta>) -> Vec<JointDesc
                         cone_axis: cone.map(|c| v3(rotation_b * c.axis_b)),
                         break_force,
                         collide,
+                        frames: Some(frames),
                     }
                 }
-                // The weld's reference becomes the bodies' poses now (they hold them).
-                JointKind::Fixed { .. } => JointDesc::Fixed {
-                    a,
-                    b,
-                    anchor: v3(pa),
-                    break_force,
-                    collide,
-                },
+                // The world fields describe the weld where the bodies are now; its
+                // reference rotation is in the frames.
+                JointKind::Fixed { reference } => {
+                    frames.rotation = Some((reference.x, reference.y, reference.z, reference.w));
+                    JointDesc::Fixed {
+                        a,
+                        b,
+                        anchor: v3(pa),
+                        break_force,
+                        collide,
+                        frames: Some(frames),
+                    }
+                }
                 JointKind::Revolute {
                     axis_a,
+                    axis_b,
+                    reference_a,
+                    reference_b,
                     limits,
                     motor,
-                    ..
                 } => {
-                    // The current angle becomes the new zero: the limits move with it.
+                    frames.axis_a = Some(v3(axis_a));
+                    frames.axis_b = Some(v3(axis_b));
+                    frames.reference_a = Some(v3(reference_a));
+                    frames.reference_b = Some(v3(reference_b));
+                    frames.limits = limits.map(|l| (l.lower, l.upper));
+                    // In the world fields the current angle is the zero the limits are
+                    // measured from (a scene's hinge starts at 0); the frames keep the
+                    // engine's reference and its limits as they are.
                     let rotation = world.body(def.body_a)?.rotation();
                     let angle = world.joint_angle(handle).unwrap_or(0.0);
                     JointDesc::Revolute {
@@ -193,6 +234,7 @@ fn joints(world: &World, meta: &BTreeMap<BodyHandle, BodyMeta>) -> Vec<JointDesc
                         motor: motor.map(|m| (m.speed, m.max_torque)),
                         break_force,
                         collide,
+                        frames: Some(frames),
                     }
                 }
                 JointKind::Distance { min, max } => JointDesc::Distance {
@@ -204,6 +246,7 @@ fn joints(world: &World, meta: &BTreeMap<BodyHandle, BodyMeta>) -> Vec<JointDesc
                     max,
                     break_force,
                     collide,
+                    frames: Some(frames),
                 },
                 JointKind::Spring {
                     rest_length,
@@ -221,6 +264,7 @@ fn joints(world: &World, meta: &BTreeMap<BodyHandle, BodyMeta>) -> Vec<JointDesc
                     bungee,
                     break_force,
                     collide,
+                    frames: Some(frames),
                 },
             })
         })
@@ -237,7 +281,16 @@ pub fn to_ron(file: &SceneFile, comment: &str) -> Result<String, String> {
     let body = super::ron_options()
         .to_string_pretty(file, pretty)
         .map_err(|e| format!("cannot write the scene: {e}"))?;
-    let header: String = comment.lines().map(|l| format!("// {l}\n")).collect();
+    let header: String = comment
+        .lines()
+        .map(|l| {
+            if l.is_empty() {
+                "//\n".to_string()
+            } else {
+                format!("// {l}\n")
+            }
+        })
+        .collect();
     Ok(format!("{header}{body}\n"))
 }
 
@@ -250,4 +303,129 @@ pub fn save(
     comment: &str,
 ) -> Result<String, String> {
     to_ron(&to_scene_file(world, meta, camera, timestep), comment)
+}
+
+/// The line a saved file's header ends with: where and when it was saved from.
+pub fn saved_note(world: &World, from: &str) -> String {
+    format!(
+        "Saved by Impulse from {from} at step {} (t = {:.3} s), {} bodies.",
+        world.step_count(),
+        world.time(),
+        world.body_count()
+    )
+}
+
+/// What Save as writes: `world` as a scene file (see the module documentation), headed by
+/// the description of `source` (the text of the file the world was loaded from, when there
+/// is one) and `note`. `camera` is written when given.
+pub fn save_scene(
+    world: &World,
+    meta: &BTreeMap<BodyHandle, BodyMeta>,
+    camera: Option<&CameraDesc>,
+    timestep: f32,
+    source: Option<&str>,
+    note: &str,
+) -> Result<String, String> {
+    let default_camera = CameraDesc::default();
+    let mut file = to_scene_file(world, meta, camera.unwrap_or(&default_camera), timestep);
+    file.camera = camera.cloned();
+    if world.step_count() > 0 {
+        for body in &mut file.bodies {
+            body.awake = true;
+        }
+    }
+    let parsed = source.and_then(|text| super::parse(text, "source").ok());
+    if let Some(original) = &parsed {
+        keep_generators(&mut file, original, world.step_count() == 0);
+    }
+    let description = source.map(super::description).unwrap_or_default();
+    let mut header = String::new();
+    for paragraph in description.split("\n\n").filter(|p| !p.is_empty()) {
+        header += &wrap(paragraph, 88);
+        header += "\n";
+    }
+    header += note;
+    to_ron(&file, &header)
+}
+
+/// Replaces the world's last bodies and joints by the generators of `original` that made
+/// them, for the longest run of its last generators whose bodies and joints are the world's
+/// last ones exactly as a fresh load of `original` makes them (so a load of the result puts
+/// every body and joint in the same order as the world has them). `fresh_awake`: the world
+/// has not stepped, so its bodies' sleep flags are compared too; after a step every body is
+/// written awake and compared so.
+fn keep_generators(file: &mut SceneFile, original: &SceneFile, fresh_awake: bool) {
+    if original.generators.is_empty() {
+        return;
+    }
+    let Ok(fresh) = super::build::build(original) else {
+        return;
+    };
+    let camera = file.camera.clone().unwrap_or_default();
+    let mut made = to_scene_file(&fresh.world, &fresh.meta, &camera, fresh.timestep);
+    if !fresh_awake {
+        for body in &mut made.bodies {
+            body.awake = true;
+        }
+    }
+    // Bodies and joints each generator adds, from expanding them one more at a time (a
+    // generator's names depend on the ones before it).
+    let n = original.generators.len();
+    let mut sizes = Vec::with_capacity(n + 1);
+    for k in 0..=n {
+        let (mut bodies, mut joints) = (Vec::new(), Vec::new());
+        if super::generators::expand(
+            &original.generators[..k],
+            &mut bodies,
+            &mut joints,
+            usize::MAX,
+        )
+        .is_err()
+        {
+            return;
+        }
+        sizes.push((bodies.len(), joints.len()));
+    }
+    let (all_bodies, all_joints) = sizes[n];
+    let tail_matches = |kept: usize| {
+        let (from_bodies, from_joints) = sizes[n - kept];
+        let (b, j) = (all_bodies - from_bodies, all_joints - from_joints);
+        b <= file.bodies.len()
+            && j <= file.joints.len()
+            && b <= made.bodies.len()
+            && j <= made.joints.len()
+            && file.bodies[file.bodies.len() - b..] == made.bodies[made.bodies.len() - b..]
+            && file.joints[file.joints.len() - j..] == made.joints[made.joints.len() - j..]
+    };
+    let Some(kept) = (1..=n).rev().find(|&k| tail_matches(k)) else {
+        return;
+    };
+    let (from_bodies, from_joints) = sizes[n - kept];
+    let bodies = file.bodies.len() - (all_bodies - from_bodies);
+    let joints = file.joints.len() - (all_joints - from_joints);
+    file.bodies.truncate(bodies);
+    file.joints.truncate(joints);
+    file.generators = original.generators[n - kept..].to_vec();
+    // Generators may name materials.
+    file.materials = original.materials.clone();
+}
+
+/// `text` as `//`-free lines of at most `width` characters (longer words alone on theirs).
+fn wrap(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+            out += &line;
+            out.push('\n');
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line += word;
+    }
+    out += &line;
+    out.push('\n');
+    out
 }

@@ -64,6 +64,9 @@ pub enum JointDesc {
         /// Whether `a` and `b` still collide with each other (default false).
         #[serde(default, skip_serializing_if = "is_false")]
         collide: bool,
+        /// The joint in the bodies' own frames ([`Frames`]); written by Save as.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        frames: Option<Frames>,
     },
     /// A weld at a world point: the bodies keep their poses relative to each other.
     Fixed {
@@ -80,6 +83,9 @@ pub enum JointDesc {
         /// Whether `a` and `b` still collide with each other (default false).
         #[serde(default, skip_serializing_if = "is_false")]
         collide: bool,
+        /// The joint in the bodies' own frames ([`Frames`]); written by Save as.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        frames: Option<Frames>,
     },
     /// A hinge at a world point about a world axis.
     Revolute {
@@ -104,6 +110,9 @@ pub enum JointDesc {
         /// Whether `a` and `b` still collide with each other (default false).
         #[serde(default, skip_serializing_if = "is_false")]
         collide: bool,
+        /// The joint in the bodies' own frames ([`Frames`]); written by Save as.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        frames: Option<Frames>,
     },
     /// The anchors stay between `min` and `max` apart (a rope when `min` is 0).
     Distance {
@@ -127,6 +136,9 @@ pub enum JointDesc {
         /// Whether `a` and `b` still collide with each other (default false).
         #[serde(default, skip_serializing_if = "is_false")]
         collide: bool,
+        /// The joint in the bodies' own frames ([`Frames`]); written by Save as.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        frames: Option<Frames>,
     },
     /// A spring between the anchors.
     Spring {
@@ -156,7 +168,48 @@ pub enum JointDesc {
         /// Whether `a` and `b` still collide with each other (default false).
         #[serde(default, skip_serializing_if = "is_false")]
         collide: bool,
+        /// The joint in the bodies' own frames ([`Frames`]); written by Save as.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        frames: Option<Frames>,
     },
+}
+
+/// A joint exactly as the engine holds it, in its bodies' own frames: what Save as writes
+/// beside the world-space fields, so that a saved scene loads to the same joints bit for bit
+/// (the world-space anchor, axis and limits, turned into the bodies' frames again on
+/// loading, would differ in their last bits, and a chaotic scene would then step
+/// differently). Given, these replace what the loader would work out from the world-space
+/// fields and the bodies' starting poses; the joint's kind, its motor, range and spring
+/// still come from those fields. Hand-written scenes leave it out.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Frames {
+    /// The anchor on `a`, in `a`'s frame (from its origin), m.
+    pub anchor_a: V3,
+    /// The anchor on `b`, in `b`'s frame; the world point when there is no `b`, m.
+    pub anchor_b: V3,
+    /// A hinge's axis, or the direction a cone measures `a`'s swing along, in `a`'s frame
+    /// (unit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub axis_a: Option<V3>,
+    /// The same axis in `b`'s frame (the world's without `b`), unit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub axis_b: Option<V3>,
+    /// A hinge's zero-angle direction across its axis in `a`'s frame, unit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference_a: Option<V3>,
+    /// The same direction in `b`'s frame (the world's), unit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference_b: Option<V3>,
+    /// A hinge's limits from its zero angle, rad.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<(f32, f32)>,
+    /// A cone's half angle, rad.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cone: Option<f32>,
+    /// A weld's rotation of `a` relative to `b` (the world's), as (x, y, z, w).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rotation: Option<(f32, f32, f32, f32)>,
 }
 
 /// Which broad phase to use. The parameters of `Quadtree` and `Grid` are optional:

@@ -486,3 +486,49 @@ fn a_worker_count_out_of_range_is_refused_by_name() {
         "{err}"
     );
 }
+
+#[test]
+fn run_save_writes_a_scene_that_continues_from_the_same_state() {
+    // `impulse run --save` is the window's Save as, headless: after 60 steps of the door
+    // (a motorised hinge with limits), the saved scene's state hash at its first step is the
+    // one the run printed, and it keeps the file's description.
+    let dir = temp_dir("save");
+    let saved = dir.join("door-60.ron");
+    let out = impulse(&[
+        "run",
+        "scenes/door.ron",
+        "--steps",
+        "60",
+        "--hash",
+        "--save",
+        saved.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let hash = |out: &Output| {
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .find(|l| l.starts_with("state hash"))
+            .expect("a hash")
+            .to_string()
+    };
+    let text = std::fs::read_to_string(&saved).unwrap();
+    assert!(text.starts_with("// A motorised door"), "{}", &text[..80]);
+    assert!(
+        text.contains("at step 60 (t = 1.000 s)"),
+        "the note says when"
+    );
+    let again = impulse(&["run", saved.to_str().unwrap(), "--steps", "0", "--hash"]);
+    assert!(again.status.success(), "{again:?}");
+    assert_eq!(hash(&out), hash(&again));
+    // A folder that does not exist is refused before the run, as --dump's is.
+    let bad = impulse(&[
+        "run",
+        "scenes/door.ron",
+        "--steps",
+        "1",
+        "--save",
+        dir.join("no/such/folder.ron").to_str().unwrap(),
+    ]);
+    assert_eq!(bad.status.code(), Some(1), "{bad:?}");
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("cannot create the file"));
+}

@@ -489,8 +489,21 @@ fn a_saved_hinge_keeps_its_limits_where_they_were() {
     let (handle, _) = scene.world.joints().next().unwrap();
     let angle = scene.world.joint_angle(handle).unwrap();
     assert!(angle > 0.3, "the motor opened the door: {angle}");
-    // Saved, the current angle becomes 0, so the limits (0°, 100°) move down by it.
-    let file = save::to_scene_file(&scene.world, &scene.meta, &scene.camera, scene.timestep);
+    // Saved, the joint's frames keep its reference and limits exactly: it loads at the
+    // same angle within the same range.
+    let mut file = save::to_scene_file(&scene.world, &scene.meta, &scene.camera, scene.timestep);
+    let exact = load_str(&save::to_ron(&file, "").unwrap(), "exact.ron").unwrap();
+    let (loaded, joint) = exact.world.joints().next().unwrap();
+    let (_, before) = scene.world.joints().next().unwrap();
+    assert_eq!(joint.def().kind, before.def().kind);
+    assert_eq!(exact.world.joint_angle(loaded), Some(angle));
+    // Without the frames (a hand edit that deletes them) the world fields are used: the
+    // current angle becomes 0, so the limits (0°, 100°) move down by it.
+    for j in &mut file.joints {
+        if let impulse::scene::schema::JointDesc::Revolute { frames, .. } = j {
+            *frames = None;
+        }
+    }
     let again = load_str(&save::to_ron(&file, "").unwrap(), "again.ron").unwrap();
     let (_, joint) = again.world.joints().next().unwrap();
     let JointKind::Revolute { limits, motor, .. } = joint.def().kind else {

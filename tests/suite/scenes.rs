@@ -122,6 +122,167 @@ fn save_then_load_gives_the_identical_state() {
     }
 }
 
+/// Save as of a loaded scene file (`scene::save::save_scene`), as the window and
+/// `impulse run --save` write it.
+fn save_as(s: &scene::Scene, source: &str) -> String {
+    save::save_scene(
+        &s.world,
+        &s.meta,
+        Some(&s.camera),
+        s.timestep,
+        Some(source),
+        "a note",
+    )
+    .unwrap()
+}
+
+#[test]
+fn every_shipped_scene_saved_before_its_first_step_steps_the_same_bits() {
+    // The joints are written in their bodies' frames too (`Frames`), so the jointed scenes
+    // (chain, door, ragdoll) load to the same joints, not ones a rounding away.
+    let mut files = scene_files();
+    files.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/bench/joint_grid.ron"));
+    for path in files {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut original = scene::load_str(&text, "original").unwrap();
+        let saved = save_as(&original, &text);
+        let mut again = scene::load_str(&saved, "saved").unwrap_or_else(|e| panic!("{e}"));
+        let steps = if original.world.body_count() > 500 {
+            3
+        } else {
+            30
+        };
+        for _ in 0..steps {
+            original.world.step(original.timestep);
+            again.world.step(again.timestep);
+        }
+        assert_eq!(
+            original.world.state_hash(),
+            again.world.state_hash(),
+            "{}",
+            path.display()
+        );
+    }
+}
+
+#[test]
+fn a_jointed_world_saved_mid_run_loads_to_the_same_state_and_joints() {
+    for name in ["ragdoll.ron", "bridge.ron", "door.ron"] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("scenes")
+            .join(name);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut s = scene::load_str(&text, name).unwrap();
+        for _ in 0..90 {
+            s.world.step(s.timestep);
+        }
+        let loaded = scene::load_str(&save_as(&s, &text), "saved").unwrap();
+        assert_eq!(s.world.state_hash(), loaded.world.state_hash(), "{name}");
+        let defs = |w: &impulse::physics::World| {
+            w.joints()
+                .map(|(_, j)| format!("{:?}", j.def()))
+                .collect::<Vec<_>>()
+        };
+        // The handles are the same (same order of bodies), so the definitions print alike.
+        assert_eq!(defs(&s.world), defs(&loaded.world), "{name}");
+    }
+}
+
+#[test]
+fn save_as_keeps_the_description_and_the_generators_whose_bodies_are_untouched() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/pile.ron");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut s = scene::load_str(&text, "pile").unwrap();
+    let saved = save_as(&s, &text);
+    // The file's leading comment, then the note, then the scene.
+    let description = scene::description(&text);
+    assert!(
+        description.starts_with("1000 mixed bodies"),
+        "{description}"
+    );
+    assert_eq!(
+        scene::description(&saved),
+        format!("{description}\n\na note")
+    );
+    let file = scene::parse(&saved, "saved").unwrap();
+    let original = scene::parse(&text, "pile").unwrap();
+    assert_eq!(file.generators, original.generators);
+    assert_eq!(
+        file.bodies.len(),
+        original.bodies.len(),
+        "only the walls and floor"
+    );
+    // Once the bodies have moved the generator no longer describes them: every body is
+    // written, awake (a body asleep in a file floats where the file puts it).
+    for _ in 0..2 {
+        s.world.step(s.timestep);
+    }
+    let file = scene::parse(&save_as(&s, &text), "saved").unwrap();
+    assert!(file.generators.is_empty());
+    assert_eq!(file.bodies.len(), s.world.body_count());
+    assert!(file.bodies.iter().all(|b| b.awake));
+}
+
+#[test]
+fn a_saved_pyramid_asleep_is_written_awake() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/pyramid.ron");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut s = scene::load_str(&text, "pyramid").unwrap();
+    for _ in 0..240 {
+        s.world.step(s.timestep);
+    }
+    let asleep = s.world.bodies().filter(|(_, b)| !b.is_awake()).count();
+    assert!(asleep > 200, "{asleep} asleep after 4 s");
+    let file = scene::parse(&save_as(&s, &text), "saved").unwrap();
+    assert!(file.bodies.iter().all(|b| b.awake));
+}
+
+#[test]
+fn bad_joint_frames_are_refused_naming_the_field() {
+    let scene_with = |frames: &str| {
+        format!(
+            r#"Scene(
+                bodies: [(name: "a", position: (0.0, 1.0, 0.0),
+                          colliders: [(shape: Sphere(radius: 0.5))])],
+                joints: [Revolute(a: "a", anchor: (0.0, 2.0, 0.0), axis: (0.0, 0.0, 1.0),
+                                  frames: {frames})],
+            )"#
+        )
+    };
+    let missing = scene_with("(anchor_a: (0.0, 1.0, 0.0), anchor_b: (0.0, 2.0, 0.0))");
+    let e = scene::load_str(&missing, "s.ron")
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(e.contains("frames.axis_a is needed"), "{e}");
+    let long = scene_with(
+        "(anchor_a: (0.0, 1.0, 0.0), anchor_b: (0.0, 2.0, 0.0), axis_a: (0.0, 0.0, 2.0), \
+         axis_b: (0.0, 0.0, 1.0), reference_a: (1.0, 0.0, 0.0), reference_b: (1.0, 0.0, 0.0))",
+    );
+    let e = scene::load_str(&long, "s.ron")
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(e.contains("frames.axis_a must be a unit direction"), "{e}");
+    let along = scene_with(
+        "(anchor_a: (0.0, 1.0, 0.0), anchor_b: (0.0, 2.0, 0.0), axis_a: (0.0, 0.0, 1.0), \
+         axis_b: (0.0, 0.0, 1.0), reference_a: (0.0, 0.0, 1.0), reference_b: (1.0, 0.0, 0.0))",
+    );
+    let e = scene::load_str(&along, "s.ron")
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(
+        e.contains("frames.reference_a must be across the hinge's axis"),
+        "{e}"
+    );
+    let good = scene_with(
+        "(anchor_a: (0.0, 1.0, 0.0), anchor_b: (0.0, 2.0, 0.0), axis_a: (0.0, 0.0, 1.0), \
+         axis_b: (0.0, 0.0, 1.0), reference_a: (1.0, 0.0, 0.0), reference_b: (1.0, 0.0, 0.0))",
+    );
+    assert!(scene::load_str(&good, "s.ron").is_ok());
+}
+
 #[test]
 fn generators_make_named_bodies() {
     let s = scene::load_str(

@@ -42,8 +42,11 @@ const GROUPS: [(&str, &[&str]); 4] = [
 /// The group of `scenes/bench/`: large scenes for `impulse bench`, slow to step.
 pub const BENCHMARKS: &str = "Benchmarks";
 
-/// The group of the files in `scenes/` that no other group names (the user's own).
+/// The group of the files in `scenes/` that no other group names.
 pub const OTHER: &str = "Other scenes";
+
+/// The group of the files in the folder Save as writes to.
+pub const YOURS: &str = "Your scenes";
 
 /// One scene file in the browser.
 #[derive(Clone, Debug)]
@@ -63,9 +66,9 @@ pub struct Catalogue {
 }
 
 impl Catalogue {
-    /// The `.ron` files in `dir` and in `dir/bench`, grouped. Unreadable files keep their
-    /// place with no description.
-    pub fn scan(dir: &Path) -> Self {
+    /// The `.ron` files in `dir` and in `dir/bench`, and in `saved` (the save folder),
+    /// grouped. Unreadable files keep their place with no description.
+    pub fn scan(dir: &Path, saved: Option<&Path>) -> Self {
         let mut other = Vec::new();
         let mut named: Vec<Vec<Entry>> = vec![Vec::new(); GROUPS.len()];
         for entry in ron_files(dir) {
@@ -83,6 +86,9 @@ impl Catalogue {
             groups.push((title, entries));
         }
         groups.push((OTHER, other));
+        if let Some(saved) = saved.filter(|s| *s != dir) {
+            groups.push((YOURS, ron_files(saved)));
+        }
         groups.push((BENCHMARKS, ron_files(&dir.join("bench"))));
         groups.retain(|(_, entries)| !entries.is_empty());
         Self { groups }
@@ -114,31 +120,7 @@ fn ron_files(dir: &Path) -> Vec<Entry> {
         .collect()
 }
 
-/// A scene's description: the `//` comment lines it opens with, their lines joined into
-/// paragraphs (an empty comment line starts a new one). Empty when the file opens with
-/// anything else.
-pub fn description(text: &str) -> String {
-    let mut paragraphs: Vec<String> = vec![String::new()];
-    for line in text.lines() {
-        let Some(comment) = line.trim_start().strip_prefix("//") else {
-            break;
-        };
-        let words = comment.trim();
-        let last = paragraphs.last_mut().expect("one paragraph at least");
-        if words.is_empty() {
-            if !last.is_empty() {
-                paragraphs.push(String::new());
-            }
-        } else {
-            if !last.is_empty() {
-                last.push(' ');
-            }
-            last.push_str(words);
-        }
-    }
-    paragraphs.retain(|p| !p.is_empty());
-    paragraphs.join("\n\n")
-}
+pub use crate::scene::description;
 
 #[cfg(test)]
 mod tests {
@@ -155,7 +137,7 @@ mod tests {
     #[test]
     fn every_shipped_scene_is_in_a_named_group_with_a_description() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes");
-        let catalogue = Catalogue::scan(&dir);
+        let catalogue = Catalogue::scan(&dir, None);
         for (group, entries) in &catalogue.groups {
             assert_ne!(*group, OTHER, "not in a group: {entries:?}");
             for e in entries {

@@ -853,3 +853,62 @@ fn a_scene_saved_from_the_window_steps_as_the_original() {
     let original = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/ragdoll.ron");
     assert_eq!(run_hash(&saved, 120), run_hash(&original, 120));
 }
+
+#[test]
+fn f_frames_the_selection_with_room_around_it() {
+    // The 2 m cube selected, F: the view takes in the cube and a cube's width of room on
+    // every side (a 6 m box), centred on it, so the camera is well back from it (about 4 m
+    // would fill the view with the cube alone).
+    let scene = box_scene("frame");
+    let mut events = click(3, VIEW_CENTRE).to_vec();
+    events.push(at(8, "Key(\"F\")"));
+    let Some(state) = scripted("frame", scene.to_str().unwrap(), &events, 10, &[]) else {
+        return;
+    };
+    assert_eq!(state["selected"], "box");
+    let target = &state["camera"]["target"];
+    let t = |i: usize| target[i].as_f64().unwrap();
+    assert!(t(0).abs() < 0.01 && (t(1) - 1.0).abs() < 0.01 && t(2).abs() < 0.01, "{target}");
+    let distance = state["camera"]["distance"].as_f64().unwrap();
+    assert!((9.0..20.0).contains(&distance), "distance {distance} m");
+}
+
+#[test]
+fn the_camera_follows_the_selected_body() {
+    // A ball rolling along +x at 2 m/s (spinning to match); selected and followed from
+    // about frame 9, the camera's target moves with it by the same 1.7 m or so by frame 60,
+    // along x only.
+    let scene = script_dir().join("follow-scene.ron");
+    std::fs::write(
+        &scene,
+        r#"Scene(
+            camera: (eye: (0.0, 3.0, 10.0), target: (0.0, 1.0, 0.0), fov_deg: 45.0),
+            bodies: [
+                (name: "ground", kind: Static, colliders: [(shape: Plane(normal: (0.0, 1.0, 0.0)))]),
+                (name: "ball", position: (0.0, 1.0, 0.0), linear_velocity: (2.0, 0.0, 0.0),
+                 angular_velocity: (0.0, 0.0, -2.0),
+                 colliders: [(shape: Sphere(radius: 1.0))]),
+            ],
+        )"#,
+    )
+    .unwrap();
+    let Some(selected) = layout("follow", scene.to_str().unwrap(), true) else {
+        return;
+    };
+    let mut events = click(3, VIEW_CENTRE).to_vec();
+    events.extend(click(6, widget(&selected, "follow", 0.2)));
+    let Some(state) = scripted("follow", scene.to_str().unwrap(), &events, 60, &[]) else {
+        return;
+    };
+    assert_eq!(state["following"], "ball", "{state}");
+    let ball_x = state["world"]["bodies"][1]["position"][0].as_f64().unwrap();
+    let target = &state["camera"]["target"];
+    let t = |i: usize| target[i].as_f64().unwrap();
+    // Followed from frame 8 or 9: the ball was at 2·8/60 to 2·9/60 m then.
+    assert!(
+        (ball_x - 0.31..=ball_x - 0.25).contains(&t(0)),
+        "target x {} for the ball at {ball_x}",
+        t(0)
+    );
+    assert!((t(1) - 1.0).abs() < 1e-4 && t(2).abs() < 1e-4, "{target}");
+}

@@ -305,9 +305,10 @@ pub fn scene_floor(world: &World) -> Option<f32> {
     planes.or(slabs)
 }
 
-/// What F frames: the selection; else the bodies near the scene's centre of interest (its
-/// camera target, within 1.2 times the scene camera's distance), leaving out planes and
-/// ground slabs, so a ball that rolled far away does not shrink everything; else everything.
+/// What F frames: the selection with its neighbourhood (see [`NEIGHBOURHOOD`]); else the
+/// bodies near the scene's centre of interest (its camera target, within 1.2 times the
+/// scene camera's distance), leaving out planes and ground slabs, so a ball that rolled far
+/// away does not shrink everything; else everything.
 pub fn frame_bounds(sandbox: &Sandbox) -> Option<Aabb> {
     let world = &sandbox.world;
     let collider_bounds = |handles: &mut dyn Iterator<Item = BodyHandle>| {
@@ -323,7 +324,13 @@ pub fn frame_bounds(sandbox: &Sandbox) -> Option<Aabb> {
             .reduce(|a, b| a.union(&b))
     };
     if let Some(h) = sandbox.selected {
-        return collider_bounds(&mut std::iter::once(h));
+        // The body, the bodies jointed to it (a ragdoll's torso brings its limbs), and room
+        // around them: the selection fills about a third of the view, not all of it.
+        let partners = sandbox.joints_of(h).into_iter().filter_map(|(_, other)| other);
+        let own = collider_bounds(&mut std::iter::once(h).chain(partners))?;
+        let size = (own.max - own.min).max_element();
+        let margin = (NEIGHBOURHOOD * size).max(MIN_NEIGHBOURHOOD);
+        return Some(Aabb::new(own.min - Vec3::splat(margin), own.max + Vec3::splat(margin)));
     }
     let desc = &sandbox.scene_camera;
     let target = Vec3::new(desc.target.0, desc.target.1, desc.target.2);
@@ -337,6 +344,13 @@ pub fn frame_bounds(sandbox: &Sandbox) -> Option<Aabb> {
     );
     near.or_else(|| collider_bounds(&mut world.bodies().map(|(h, _)| h)))
 }
+
+/// Room F leaves around the selection and the bodies jointed to it, as a share of their
+/// largest extent on every side (so they fill about a third of the view).
+const NEIGHBOURHOOD: f32 = 1.0;
+
+/// The least room F leaves around a selection, m: a pebble is shown with what it lies on.
+const MIN_NEIGHBOURHOOD: f32 = 1.0;
 
 /// Points the camera at what matters (see [`frame_bounds`]).
 pub fn frame_view(sandbox: &Sandbox, camera: &mut OrbitCamera) {

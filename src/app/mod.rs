@@ -279,6 +279,8 @@ pub struct View {
     pub grab_trail: Vec<(f64, Vec3)>,
     /// The file dialog of Open… and Save as….
     pub files: ui::FileBrowser,
+    /// The body the camera follows, and where it was when the camera last moved with it.
+    pub follow: Option<(crate::physics::BodyHandle, Vec3)>,
 }
 
 async fn main_loop(checked: Checked, mut sandbox: Sandbox) -> Result<(), CliError> {
@@ -307,6 +309,7 @@ async fn main_loop(checked: Checked, mut sandbox: Sandbox) -> Result<(), CliErro
         browser: ui::SceneBrowser::default(),
         grab_trail: Vec::new(),
         files: ui::FileBrowser::default(),
+        follow: None,
     };
     if options.stress {
         view.stress.start();
@@ -344,6 +347,7 @@ async fn main_loop(checked: Checked, mut sandbox: Sandbox) -> Result<(), CliErro
             view.camera.floor = controls::scene_floor(&sandbox.world);
             view.camera.keep_above_floor();
             view.click_point = None;
+            view.follow = None;
             view.save_path.clear();
             if !sandbox.scene_camera_given {
                 view.frame_request = true;
@@ -407,6 +411,17 @@ async fn main_loop(checked: Checked, mut sandbox: Sandbox) -> Result<(), CliErro
             }
             if options.stress && !scripted {
                 return Ok(());
+            }
+        }
+
+        // The camera moves with the followed body (gone: it stops following).
+        if let Some((body, last)) = view.follow {
+            match sandbox.world.body(body) {
+                Some(b) => {
+                    view.camera.target += b.position() - last;
+                    view.follow = Some((body, b.position()));
+                }
+                None => view.follow = None,
             }
         }
 
@@ -494,6 +509,7 @@ fn finish(
                 "right": view.layout.shown().1,
             },
             "help": view.help,
+            "following": view.follow.map(|(h, _)| sandbox.body_name(h)),
             "widgets": ui::marked_widgets()
                 .into_iter()
                 .map(|(name, rect)| (name.to_string(), serde_json::json!(rect)))

@@ -1194,6 +1194,14 @@ fn object(ui: &mut Ui, sandbox: &mut Sandbox, view: &mut View) {
                 if ui.button("Frame  [F]").clicked() {
                     view.frame_request = true;
                 }
+                let mut follow = view.follow.is_some_and(|(h, _)| h == handle);
+                let toggle = ui
+                    .checkbox(&mut follow, "follow")
+                    .on_hover_text("The camera moves with this body (orbit and zoom still work)");
+                mark("follow", &toggle);
+                if toggle.changed() {
+                    view.follow = follow.then(|| (handle, position));
+                }
             });
         });
 }

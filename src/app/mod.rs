@@ -348,6 +348,8 @@ async fn main_loop(checked: Checked, mut sandbox: Sandbox) -> Result<(), CliErro
             view.camera.keep_above_floor();
             view.click_point = None;
             view.follow = None;
+            // The step-time plot starts again with the new scene.
+            view.stats.history.clear();
             view.save_path.clear();
             if !sandbox.scene_camera_given {
                 view.frame_request = true;

@@ -1541,6 +1541,9 @@ fn stress(ui: &mut Ui, sandbox: &mut Sandbox, view: &mut View) {
                     .allow_drag(false)
                     .x_axis_label("bodies")
                     .y_axis_label("FPS")
+                    // From zero, so the axes have several ticks and the drop shows to scale.
+                    .include_x(0.0)
+                    .include_y(0.0)
                     .show(ui, |plot| {
                         plot.line(Line::new(points).color(Color32::from_rgb(220, 120, 60)))
                     });

@@ -868,7 +868,10 @@ fn f_frames_the_selection_with_room_around_it() {
     assert_eq!(state["selected"], "box");
     let target = &state["camera"]["target"];
     let t = |i: usize| target[i].as_f64().unwrap();
-    assert!(t(0).abs() < 0.01 && (t(1) - 1.0).abs() < 0.01 && t(2).abs() < 0.01, "{target}");
+    assert!(
+        t(0).abs() < 0.01 && (t(1) - 1.0).abs() < 0.01 && t(2).abs() < 0.01,
+        "{target}"
+    );
     let distance = state["camera"]["distance"].as_f64().unwrap();
     assert!((9.0..20.0).contains(&distance), "distance {distance} m");
 }

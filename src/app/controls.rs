@@ -326,11 +326,17 @@ pub fn frame_bounds(sandbox: &Sandbox) -> Option<Aabb> {
     if let Some(h) = sandbox.selected {
         // The body, the bodies jointed to it (a ragdoll's torso brings its limbs), and room
         // around them: the selection fills about a third of the view, not all of it.
-        let partners = sandbox.joints_of(h).into_iter().filter_map(|(_, other)| other);
+        let partners = sandbox
+            .joints_of(h)
+            .into_iter()
+            .filter_map(|(_, other)| other);
         let own = collider_bounds(&mut std::iter::once(h).chain(partners))?;
         let size = (own.max - own.min).max_element();
         let margin = (NEIGHBOURHOOD * size).max(MIN_NEIGHBOURHOOD);
-        return Some(Aabb::new(own.min - Vec3::splat(margin), own.max + Vec3::splat(margin)));
+        return Some(Aabb::new(
+            own.min - Vec3::splat(margin),
+            own.max + Vec3::splat(margin),
+        ));
     }
     let desc = &sandbox.scene_camera;
     let target = Vec3::new(desc.target.0, desc.target.1, desc.target.2);

@@ -287,7 +287,18 @@ pub fn wireframe(shape: &Shape, pose: &Isometry, color: Color) {
 
 /// A line with a small head.
 pub fn arrow(from: Vec3, to: Vec3, color: Color) {
+    thick_arrow(from, to, color, Vec3::ZERO);
+}
+
+/// An arrow whose shaft is three lines `width` apart (a world offset across the view, about a
+/// pixel at the arrow: a shaft three pixels wide, which reads where a one-pixel line is lost
+/// among bodies).
+pub fn thick_arrow(from: Vec3, to: Vec3, color: Color, width: Vec3) {
     draw_line_3d(from, to, color);
+    if width != Vec3::ZERO {
+        draw_line_3d(from + width, to + width, color);
+        draw_line_3d(from - width, to - width, color);
+    }
     let dir = to - from;
     let len = dir.length();
     if len < 1e-4 {
@@ -409,10 +420,10 @@ pub fn depth_color(depth: u32) -> Color {
     Color::new(0.25 + 0.2 * t, 0.45 + 0.45 * t, 1.0 - 0.6 * t, 0.75)
 }
 
-/// Draws the broad phase's nodes: internal nodes by depth, red where their children
-/// overlap; leaves (fat AABBs) thin grey.
-pub fn tree(nodes: &[BroadPhaseNode]) {
-    for node in nodes {
+/// Draws the broad phase's nodes down to `max_depth`: internal nodes by depth, red where
+/// their children overlap; leaves (fat AABBs) thin grey.
+pub fn tree<'a>(nodes: impl IntoIterator<Item = &'a BroadPhaseNode>, max_depth: u32) {
+    for node in nodes.into_iter().filter(|n| n.depth <= max_depth) {
         // Huge boxes (planes) would only cover the screen.
         if node.aabb.half_extents().max_element() > 500.0 {
             continue;
@@ -428,9 +439,17 @@ pub fn tree(nodes: &[BroadPhaseNode]) {
     }
 }
 
-/// Contact points as crosses, normals as arrows whose length grows with the impulse.
-pub fn contacts(world: &World) {
-    for contact in world.contacts().filter(|c| c.is_touching()) {
+/// Contact points as crosses, normals as arrows whose length grows with the impulse; only
+/// the contacts of `only` when given.
+pub fn contacts(world: &World, only: Option<crate::physics::BodyHandle>) {
+    let involves = |c: &&crate::physics::contact::Contact| {
+        only.is_none_or(|b| c.body_a() == b.index() || c.body_b() == b.index())
+    };
+    for contact in world
+        .contacts()
+        .filter(|c| c.is_touching())
+        .filter(involves)
+    {
         for p in contact.points() {
             let point = p.point();
             let penetrating = p.depth >= 0.0;

@@ -281,7 +281,15 @@ pub struct View {
     pub files: ui::FileBrowser,
     /// The body the camera follows, and where it was when the camera last moved with it.
     pub follow: Option<(crate::physics::BodyHandle, Vec3)>,
+    /// The debug layers show the selected body's part only (when a body is selected).
+    pub selected_only: bool,
+    /// The broad-phase layer's deepest level drawn (0: the root).
+    pub tree_depth: u32,
 }
+
+/// How deep the broad-phase layer draws at first: 127 nodes of a tree at most, which still
+/// read as boxes in a pile of a thousand bodies.
+pub const DEFAULT_TREE_DEPTH: u32 = 6;
 
 async fn main_loop(checked: Checked, mut sandbox: Sandbox) -> Result<(), CliError> {
     let Checked {
@@ -310,6 +318,8 @@ async fn main_loop(checked: Checked, mut sandbox: Sandbox) -> Result<(), CliErro
         grab_trail: Vec::new(),
         files: ui::FileBrowser::default(),
         follow: None,
+        selected_only: false,
+        tree_depth: DEFAULT_TREE_DEPTH,
     };
     if options.stress {
         view.stress.start();

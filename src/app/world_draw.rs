@@ -8,7 +8,8 @@ use super::debug_draw;
 use super::render::{Layer, Renderer};
 use super::sandbox::Sandbox;
 use super::View;
-use crate::physics::{BodyType, Shape};
+use crate::physics::aabb::Aabb;
+use crate::physics::{BodyHandle, BodyType, Shape};
 
 /// Opacity of sensors (0–255): see-through, so what they hold shows.
 const SENSOR_ALPHA: u8 = 70;
@@ -223,14 +224,29 @@ fn draw_layers(sandbox: &Sandbox, view: &View, touching_outlines: &[u32]) {
             debug_draw::wireframe(c.shape(), &c.world_pose(), debug_draw::TOUCHING);
         }
     }
+    // "Selected body only": the layers show the selection's colliders, boxes, contacts,
+    // velocities and centre, and the broad-phase nodes that hold it.
+    let only = view.selected_only.then_some(sandbox.selected).flatten();
+    let shown = |body: Option<BodyHandle>| only.is_none() || body == only;
     if layers.colliders {
-        for (_, c) in world.colliders() {
-            debug_draw::wireframe(c.shape(), &c.world_pose(), debug_draw::COLLIDERS);
+        for (h, c) in world.colliders() {
+            if shown(world.collider_body(h)) {
+                debug_draw::wireframe(c.shape(), &c.world_pose(), debug_draw::COLLIDERS);
+            }
         }
     }
+    let selected_boxes: Vec<Aabb> = only
+        .map(|b| {
+            world
+                .body_colliders(b)
+                .filter_map(|c| world.collider(c))
+                .map(|c| c.aabb())
+                .collect()
+        })
+        .unwrap_or_default();
     if layers.aabbs {
-        for (_, c) in world.colliders() {
-            if !matches!(c.shape(), Shape::Plane { .. }) {
+        for (h, c) in world.colliders() {
+            if shown(world.collider_body(h)) && !matches!(c.shape(), Shape::Plane { .. }) {
                 debug_draw::aabb(&c.aabb(), debug_draw::AABBS);
             }
         }
@@ -238,27 +254,36 @@ fn draw_layers(sandbox: &Sandbox, view: &View, touching_outlines: &[u32]) {
     if layers.tree {
         let mut nodes = Vec::new();
         world.broad_phase_nodes(&mut nodes);
-        debug_draw::tree(&nodes);
+        let holds_selection = |n: &&crate::physics::broad_phase::BroadPhaseNode| {
+            only.is_none() || selected_boxes.iter().any(|b| n.aabb.contains(b))
+        };
+        debug_draw::tree(nodes.iter().filter(holds_selection), view.tree_depth);
     }
     if layers.contacts {
-        debug_draw::contacts(world);
+        debug_draw::contacts(world, only);
     }
     if layers.velocities || layers.centers {
+        // A shaft about three pixels wide at the camera's target.
+        let camera = &view.camera;
+        let pixel = camera.distance * 2.0 * (0.5 * camera.fov).tan() / camera.viewport[2].max(1.0);
+        let across = camera.forward().cross(Vec3::Y).normalize_or(Vec3::X) * pixel;
         for (_, b) in world
             .bodies()
-            .filter(|(_, b)| b.body_type() != BodyType::Static)
+            .filter(|(h, b)| b.body_type() != BodyType::Static && shown(Some(*h)))
         {
             let c = b.center_of_mass();
             if layers.velocities {
-                debug_draw::arrow(
+                debug_draw::thick_arrow(
                     c,
-                    c + b.linear_velocity() * 0.25,
+                    c + b.linear_velocity() * VELOCITY_ARROW_SECONDS,
                     debug_draw::LINEAR_VELOCITY,
+                    across,
                 );
-                debug_draw::arrow(
+                debug_draw::thick_arrow(
                     c,
-                    c + b.angular_velocity() * 0.15,
+                    c + b.angular_velocity() * SPIN_ARROW_SECONDS,
                     debug_draw::ANGULAR_VELOCITY,
+                    across,
                 );
             }
             if layers.centers {
@@ -285,6 +310,12 @@ fn draw_layers(sandbox: &Sandbox, view: &View, touching_outlines: &[u32]) {
     }
 }
 
+/// A velocity arrow is as long as the distance the body covers in this time, s.
+const VELOCITY_ARROW_SECONDS: f32 = 0.25;
+
+/// A spin arrow (along the axis) is this long per rad/s, m.
+const SPIN_ARROW_SECONDS: f32 = 0.15;
+
 /// A 1 m grid with brighter lines every 5 m, 40 m across, at height `y`.
 fn draw_ground_grid(y: f32) {
     let half = 20;
@@ -302,6 +333,11 @@ fn draw_ground_grid(y: f32) {
     }
 }
 
+/// The height half way up a box.
+fn centre_y(min: Vec3, max: Vec3) -> f32 {
+    0.5 * (min.y + max.y)
+}
+
 /// Labels beyond this many are left out (a grid of thousands of cells would be unreadable).
 const MAX_NODE_LABELS: usize = 400;
 
@@ -317,18 +353,54 @@ pub fn draw_node_counts(world: &crate::physics::World, camera: &Camera3D) {
     let labelled = nodes
         .iter()
         .filter(|n| !n.is_leaf && n.count > 0 && n.aabb.half_extents().max_element() < 500.0);
+    // Where a point of the world shows in the window, if in front of the camera.
+    let to_screen = |p: Vec3| {
+        let clip = matrix * p.extend(1.0);
+        (clip.w > 0.0).then(|| {
+            let ndc = clip.truncate() / clip.w;
+            Vec2::new(
+                left as f32 + (ndc.x + 1.0) * 0.5 * width as f32,
+                screen_height() - (bottom as f32 + (ndc.y + 1.0) * 0.5 * height as f32),
+            )
+        })
+    };
+    // A label goes where its node is wider on screen than the label, and where no label
+    // written already is: overlapping counts could not be read.
+    let mut placed: Vec<Rect> = Vec::new();
     for node in labelled.take(MAX_NODE_LABELS) {
-        let clip = matrix * node.aabb.center().extend(1.0);
-        if clip.w <= 0.0 {
+        let Some(centre) = to_screen(node.aabb.center()) else {
+            continue;
+        };
+        let inside = |p: Vec2| {
+            (left as f32..=(left + width) as f32).contains(&p.x)
+                && p.y >= 0.0
+                && p.y <= screen_height()
+        };
+        if !inside(centre) {
             continue;
         }
-        let ndc = clip.truncate() / clip.w;
-        if ndc.x.abs() > 1.0 || ndc.y.abs() > 1.0 {
-            continue;
-        }
-        let x = left as f32 + (ndc.x + 1.0) * 0.5 * width as f32;
-        let y = screen_height() - (bottom as f32 + (ndc.y + 1.0) * 0.5 * height as f32);
         let text = node.count.to_string();
+        let label = Rect::new(
+            centre.x - 4.0,
+            centre.y - 10.0,
+            9.0 * text.len() as f32 + 4.0,
+            18.0,
+        );
+        let (min, max) = (node.aabb.min, node.aabb.max);
+        let across = [
+            Vec3::new(min.x, centre_y(min, max), min.z),
+            Vec3::new(max.x, centre_y(min, max), max.z),
+        ]
+        .map(to_screen);
+        let wide_enough = match across {
+            [Some(a), Some(b)] => (a.x - b.x).abs() > label.w + 4.0,
+            _ => false,
+        };
+        if !wide_enough || placed.iter().any(|r| r.overlaps(&label)) {
+            continue;
+        }
+        placed.push(label);
+        let (x, y) = (centre.x, centre.y);
         draw_text(
             &text,
             x - 3.0,

@@ -1346,6 +1346,18 @@ fn debug_layers(ui: &mut Ui, view: &mut View) {
                     columns[i % 2].checkbox(on, label).on_hover_text(tip);
                 }
             });
+            ui.checkbox(&mut view.selected_only, "selected body only")
+                .on_hover_text(
+                    "With a body selected, the layers show only its colliders, boxes, \
+                     contacts, velocities, centre and the broad-phase nodes that hold it.",
+                );
+            row(
+                ui,
+                "tree depth",
+                "Deepest level of the broad phase's nodes drawn (0: the root only); deeper \
+                 levels of a large tree cover the scene.",
+                |ui| ui.add(egui::Slider::new(&mut view.tree_depth, 0..=40)),
+            );
             // The legend of the layers that are on. Lines behind bodies show faded.
             let flags = l.flags();
             let legend = super::debug_draw::legend();

@@ -1200,7 +1200,7 @@ fn object(ui: &mut Ui, sandbox: &mut Sandbox, view: &mut View) {
                     .on_hover_text("The camera moves with this body (orbit and zoom still work)");
                 mark("follow", &toggle);
                 if toggle.changed() {
-                    view.follow = follow.then(|| (handle, position));
+                    view.follow = follow.then_some((handle, position));
                 }
             });
         });

@@ -915,3 +915,51 @@ fn the_camera_follows_the_selected_body() {
     );
     assert!((t(1) - 1.0).abs() < 1e-4 && t(2).abs() < 1e-4, "{target}");
 }
+
+#[test]
+fn a_right_click_on_a_bodys_position_plots_it() {
+    // A ball thrown up at 6 m/s, selected on the first frames (paused, so it is where the
+    // click lands); a right click on its position opens the plot menu, "Plot position y"
+    // adds the series, and play samples it every step: its last value is the ball's height.
+    let scene = script_dir().join("plot-scene.ron");
+    std::fs::write(
+        &scene,
+        r#"Scene(
+            camera: (eye: (0.0, 3.0, 10.0), target: (0.0, 1.0, 0.0), fov_deg: 45.0),
+            bodies: [
+                (name: "ground", kind: Static, colliders: [(shape: Plane(normal: (0.0, 1.0, 0.0)))]),
+                (name: "ball", position: (0.0, 1.0, 0.0), linear_velocity: (0.0, 6.0, 0.0),
+                 colliders: [(shape: Sphere(radius: 0.5))]),
+            ],
+        )"#,
+    )
+    .unwrap();
+    let Some(selected) = layout("plot", scene.to_str().unwrap(), true) else {
+        return;
+    };
+    let mut events = vec![at(0, "Key(\"Space\")")];
+    events.extend(click(1, VIEW_CENTRE));
+    let field = widget(&selected, "position", 0.2);
+    events.extend([
+        at(5, &format!("MouseMove({:.1}, {:.1})", field.0, field.1)),
+        at(6, "ButtonDown(Right)"),
+        at(7, "ButtonUp(Right)"),
+    ]);
+    let Some(menu) = scripted("plot-menu", scene.to_str().unwrap(), &events, 9, &[]) else {
+        return;
+    };
+    events.extend(click(10, widget(&menu, "plot position y", 0.5)));
+    events.push(at(14, "Key(\"Space\")"));
+    let Some(state) = scripted("plot", scene.to_str().unwrap(), &events, 80, &[]) else {
+        return;
+    };
+    let plots = state["plots"].as_array().unwrap();
+    assert_eq!(plots.len(), 1, "{state}");
+    assert_eq!(plots[0]["label"], "ball position y");
+    // Played from frame 14: one sample a step from then (66), and the paused step 0.
+    let samples = plots[0]["samples"].as_u64().unwrap();
+    assert!((60..=70).contains(&samples), "{samples} samples");
+    let y = state["world"]["bodies"][1]["position"][1].as_f64().unwrap();
+    let last = plots[0]["last"].as_f64().unwrap();
+    assert!((last - y).abs() < 1e-6, "last sample {last}, ball at {y}");
+}

@@ -13,6 +13,7 @@ mod grab;
 mod input;
 mod joining;
 mod player;
+mod plots;
 mod render;
 mod sandbox;
 mod stress;
@@ -285,6 +286,26 @@ pub struct View {
     pub selected_only: bool,
     /// The broad-phase layer's deepest level drawn (0: the root).
     pub tree_depth: u32,
+    /// The values picked to plot (right click in the Object panel).
+    pub plots: plots::Plots,
+    /// The world's energy and momentum, plotted in Stats.
+    pub world_plots: plots::Plots,
+}
+
+/// The world's series in Stats: energy, then momentum.
+fn world_plots() -> plots::Plots {
+    use plots::Quantity::*;
+    let mut p = plots::Plots::default();
+    for (q, label) in [
+        (WorldKinetic, "kinetic"),
+        (WorldPotential, "potential"),
+        (WorldTotal, "kinetic + potential"),
+        (LinearMomentum, "linear momentum"),
+        (AngularMomentum, "angular momentum"),
+    ] {
+        p.add(q, label.to_string());
+    }
+    p
 }
 
 /// How deep the broad-phase layer draws at first: 127 nodes of a tree at most, which still
@@ -320,6 +341,8 @@ async fn main_loop(checked: Checked, mut sandbox: Sandbox) -> Result<(), CliErro
         follow: None,
         selected_only: false,
         tree_depth: DEFAULT_TREE_DEPTH,
+        plots: plots::Plots::default(),
+        world_plots: world_plots(),
     };
     if options.stress {
         view.stress.start();
@@ -358,8 +381,10 @@ async fn main_loop(checked: Checked, mut sandbox: Sandbox) -> Result<(), CliErro
             view.camera.keep_above_floor();
             view.click_point = None;
             view.follow = None;
-            // The step-time plot starts again with the new scene.
+            // The plots start again with the new scene (its handles are other bodies).
             view.stats.history.clear();
+            view.plots.clear();
+            view.world_plots = world_plots();
             view.save_path.clear();
             if !sandbox.scene_camera_given {
                 view.frame_request = true;
@@ -425,6 +450,12 @@ async fn main_loop(checked: Checked, mut sandbox: Sandbox) -> Result<(), CliErro
                 return Ok(());
             }
         }
+
+        // The plotted values at this step (a rewound step is written over; samples past a
+        // branch point go).
+        let head = sandbox.timeline.head().max(sandbox.world.step_count());
+        view.plots.sample(&sandbox.world, head);
+        view.world_plots.sample(&sandbox.world, head);
 
         // The camera moves with the followed body (gone: it stops following).
         if let Some((body, last)) = view.follow {
@@ -522,6 +553,11 @@ fn finish(
             },
             "help": view.help,
             "following": view.follow.map(|(h, _)| sandbox.body_name(h)),
+            "plots": view.plots.series.iter().map(|s| serde_json::json!({
+                "label": s.label,
+                "samples": s.points.len(),
+                "last": s.points.last_key_value().map(|(_, v)| *v),
+            })).collect::<Vec<_>>(),
             "widgets": ui::marked_widgets()
                 .into_iter()
                 .map(|(name, rect)| (name.to_string(), serde_json::json!(rect)))

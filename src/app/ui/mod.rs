@@ -16,6 +16,7 @@ use egui::{self, Align, Color32, Layout, RichText, Ui};
 use egui_plot::{Line, Plot, PlotPoints};
 use macroquad::prelude::{EulerRot, Quat, Vec3};
 
+use super::plots::{Component, Plots, Quantity};
 use super::sandbox::{Sandbox, Source, SpawnShape};
 use super::View;
 use crate::physics::{
@@ -178,6 +179,7 @@ pub fn panels(ctx: &egui::Context, sandbox: &mut Sandbox, view: &mut View) {
                     });
                     egui::ScrollArea::vertical().show(ui, |ui| {
                         object(ui, sandbox, view);
+                        plots_section(ui, sandbox, view);
                         stats(ui, sandbox, view);
                         events(ui, sandbox);
                         stress(ui, sandbox, view);
@@ -993,8 +995,8 @@ fn typed(slider: egui::Slider<'_>) -> egui::Slider<'_> {
 }
 
 /// Three drag values for a vector, as wide as the panel: beside their label where three
-/// fields of [`FIELD_WIDTH`] fit beside it, else under it; true when changed.
-fn vec3_edit(ui: &mut Ui, label: &str, tip: &str, v: &mut Vec3, speed: f64) -> bool {
+/// fields of [`FIELD_WIDTH`] fit beside it, else under it; their responses as one.
+fn vec3_edit(ui: &mut Ui, label: &str, tip: &str, v: &mut Vec3, speed: f64) -> egui::Response {
     let fields = |ui: &mut Ui, v: &mut Vec3| {
         let gap = ui.spacing().item_spacing.x;
         let width = ((ui.available_width() - 4.0 - 2.0 * gap) / 3.0).max(FIELD_WIDTH);
@@ -1025,7 +1027,34 @@ fn vec3_edit(ui: &mut Ui, label: &str, tip: &str, v: &mut Vec3, speed: f64) -> b
     if label == "position" {
         mark("position", &response);
     }
-    response.changed()
+    response
+}
+
+/// A right-click menu on `response` that plots a component of a body's vector (`what`: its
+/// name in the menu and the legend); `quantity` makes the series of a component.
+fn plot_menu(
+    response: &egui::Response,
+    plots: &mut Plots,
+    body: &str,
+    what: &str,
+    quantity: impl Fn(Component) -> Quantity,
+) {
+    response.context_menu(|ui| {
+        for c in Component::ALL {
+            let q = quantity(c);
+            let item = ui.add_enabled(
+                !plots.has(q),
+                egui::Button::new(format!("Plot {what} {}", c.label())),
+            );
+            if what == "position" && c == Component::Y {
+                mark("plot position y", &item);
+            }
+            if item.clicked() {
+                plots.add(q, format!("{body} {what} {}", c.label()));
+                ui.close_menu();
+            }
+        }
+    });
 }
 
 /// The narrowest a field of [`vec3_edit`] is made, points: "-0.000" in it.
@@ -1048,6 +1077,7 @@ fn object(ui: &mut Ui, sandbox: &mut Sandbox, view: &mut View) {
             let (mut linear, mut angular) = (body.linear_velocity(), body.angular_velocity());
             let body_type = body.body_type();
             let (mass, awake) = (body.mass(), body.is_awake());
+            let kinetic = body.kinetic_energy();
             ui.label(RichText::new(sandbox.body_name(handle)).strong());
             ui.label(format!(
                 "{:?}, {}  mass {:.3} kg",
@@ -1055,14 +1085,18 @@ fn object(ui: &mut Ui, sandbox: &mut Sandbox, view: &mut View) {
                 if awake { "awake" } else { "asleep" },
                 mass
             ));
-            if vec3_edit(
+            let name = sandbox.body_name(handle);
+            let edit = vec3_edit(
                 ui,
                 "position",
-                "The body's origin x, y, z, m. Drag or type.",
+                "The body's origin x, y, z, m. Drag or type; right-click to plot.",
                 &mut position,
                 0.02,
-            ) {
-                // (Marked inside vec3_edit as "position".)
+            );
+            plot_menu(&edit, &mut view.plots, &name, "position", |c| {
+                Quantity::Position(handle, c)
+            });
+            if edit.changed() {
                 sandbox.set_position(handle, position);
             }
             let (ex, ey, ez) = rotation.to_euler(EulerRot::XYZ);
@@ -1073,7 +1107,9 @@ fn object(ui: &mut Ui, sandbox: &mut Sandbox, view: &mut View) {
                 "Turn about x, then y, then z, degrees.",
                 &mut euler,
                 0.5,
-            ) {
+            )
+            .changed()
+            {
                 let q = Quat::from_euler(
                     EulerRot::XYZ,
                     euler.x.to_radians(),
@@ -1096,21 +1132,39 @@ fn object(ui: &mut Ui, sandbox: &mut Sandbox, view: &mut View) {
                     field
                 },
             );
-            let linear_changed = vec3_edit(
+            let velocity = vec3_edit(
                 ui,
                 "velocity",
-                "Velocity of the centre of mass along x, y, z, m/s.",
+                "Velocity of the centre of mass along x, y, z, m/s; right-click to plot.",
                 &mut linear,
                 0.05,
             );
-            if vec3_edit(
+            plot_menu(&velocity, &mut view.plots, &name, "velocity", |c| {
+                Quantity::Velocity(handle, c)
+            });
+            let spin = vec3_edit(
                 ui,
                 "spin",
-                "Angular velocity about x, y, z, rad/s.",
+                "Angular velocity about x, y, z, rad/s; right-click to plot.",
                 &mut angular,
                 0.05,
-            ) || linear_changed
-            {
+            );
+            plot_menu(&spin, &mut view.plots, &name, "spin", |c| {
+                Quantity::Spin(handle, c)
+            });
+            let energy = ui
+                .label(format!("kinetic energy {:.4} J", kinetic))
+                .on_hover_text("½·m·v² + ½·ω·I·ω; right-click to plot");
+            energy.context_menu(|ui| {
+                if ui.button("Plot kinetic energy").clicked() {
+                    view.plots.add(
+                        Quantity::KineticEnergy(handle),
+                        format!("{name} kinetic energy"),
+                    );
+                    ui.close_menu();
+                }
+            });
+            if velocity.changed() || spin.changed() {
                 sandbox.set_velocity(handle, linear, angular);
             }
             let mut new_type = body_type;
@@ -1186,7 +1240,7 @@ fn object(ui: &mut Ui, sandbox: &mut Sandbox, view: &mut View) {
             {
                 sandbox.set_color(handle, (rgb[0], rgb[1], rgb[2]));
             }
-            joints(ui, sandbox, handle);
+            joints(ui, sandbox, handle, &mut view.plots);
             ui.horizontal(|ui| {
                 if ui.button("Delete  [Del]").clicked() {
                     sandbox.delete_selected();
@@ -1208,7 +1262,7 @@ fn object(ui: &mut Ui, sandbox: &mut Sandbox, view: &mut View) {
 
 /// The selected body's joints (each with its angle or length and force, and a Remove
 /// button) and the Join button that makes a new one.
-fn joints(ui: &mut Ui, sandbox: &mut Sandbox, handle: BodyHandle) {
+fn joints(ui: &mut Ui, sandbox: &mut Sandbox, handle: BodyHandle, plots: &mut Plots) {
     use super::joining::{kind_label, JointTool};
     // A joint being made for another body (the selection changed since) is given up.
     if sandbox.joining.is_some_and(|j| j != handle) {
@@ -1231,8 +1285,24 @@ fn joints(ui: &mut Ui, sandbox: &mut Sandbox, handle: BodyHandle) {
         }
         // The force it held in the last step, what `break_force` is compared with.
         text += &format!(", {:.1} N", j.force());
+        let label = format!("{} to {other}", kind_label(&j.def().kind));
         ui.horizontal(|ui| {
-            ui.label(RichText::new(text).small());
+            let line = ui
+                .label(RichText::new(text).small())
+                .on_hover_text("Right-click to plot its angle or length, or its force");
+            line.context_menu(|ui| {
+                for (q, what) in [
+                    (Quantity::JointAngleOrLength(joint), "angle or length"),
+                    (Quantity::JointForce(joint), "force"),
+                ] {
+                    let item = ui
+                        .add_enabled(!plots.has(q), egui::Button::new(format!("Plot its {what}")));
+                    if item.clicked() {
+                        plots.add(q, format!("{label} {what}"));
+                        ui.close_menu();
+                    }
+                }
+            });
             if ui.small_button("Remove").clicked() {
                 remove = Some(joint);
             }
@@ -1390,6 +1460,88 @@ fn debug_layers(ui: &mut Ui, view: &mut View) {
         });
 }
 
+/// The series picked to plot, over simulated time, with a line at the time shown (it moves
+/// as the timeline is scrubbed), and each series' remove button.
+fn plots_section(ui: &mut Ui, sandbox: &Sandbox, view: &mut View) {
+    egui::CollapsingHeader::new(format!("Plots ({})", view.plots.series.len()))
+        .id_salt("plots")
+        .default_open(true)
+        .show(ui, |ui| {
+            if view.plots.series.is_empty() {
+                ui.label(
+                    RichText::new(
+                        "Right-click a body's position, velocity, spin or kinetic energy, or \
+                         a joint, in Object to plot it.",
+                    )
+                    .small()
+                    .weak(),
+                );
+                return;
+            }
+            let dt = sandbox.timestep as f64;
+            series_plot(
+                ui,
+                "picked",
+                &view.plots.series,
+                dt,
+                sandbox.world.time(),
+                140.0,
+            );
+            let mut remove = None;
+            for (i, s) in view.plots.series.iter().enumerate() {
+                ui.horizontal(|ui| {
+                    if ui
+                        .small_button("×")
+                        .on_hover_text("Stop plotting it")
+                        .clicked()
+                    {
+                        remove = Some(i);
+                    }
+                    let last = s.points.last_key_value().map_or(String::new(), |(_, v)| {
+                        format!(": {v:.4} {}", s.quantity.unit())
+                    });
+                    ui.add(
+                        egui::Label::new(RichText::new(format!("{}{last}", s.label)).small())
+                            .truncate(),
+                    );
+                });
+            }
+            if let Some(i) = remove {
+                view.plots.series.remove(i);
+            }
+        });
+}
+
+/// A plot of `series` against simulated time (step × `dt`, s), with a vertical line at
+/// `now` (s).
+fn series_plot(
+    ui: &mut Ui,
+    id: &str,
+    series: &[super::plots::Series],
+    dt: f64,
+    now: f64,
+    height: f32,
+) {
+    Plot::new(id)
+        .height(height)
+        .allow_scroll(false)
+        .allow_zoom(false)
+        .allow_drag(false)
+        .legend(egui_plot::Legend::default())
+        .x_axis_label("t (s)")
+        .show(ui, |plot| {
+            for s in series {
+                let points: Vec<[f64; 2]> = s
+                    .points
+                    .iter()
+                    .map(|(&step, &v)| [step as f64 * dt, v])
+                    .collect();
+                plot.line(Line::new(PlotPoints::from(points)).name(&s.label));
+            }
+            plot.vline(egui_plot::VLine::new(now).color(Color32::from_gray(160)));
+        });
+}
+
 /// FPS, counters, phase times and the step-time plot.
 fn stats(ui: &mut Ui, sandbox: &Sandbox, view: &View) {
     egui::CollapsingHeader::new("Stats")
@@ -1466,6 +1618,14 @@ fn stats(ui: &mut Ui, sandbox: &Sandbox, view: &View) {
                         Line::new(PlotPoints::from(points)).color(Color32::from_rgb(70, 130, 220)),
                     )
                 });
+            // The world's energy (J) and momentum: what a scene gains or loses shows here.
+            let dt = sandbox.timestep as f64;
+            let now = sandbox.world.time();
+            let series = &view.world_plots.series;
+            ui.label(RichText::new("energy (J): kinetic, potential (0 at the origin), sum").small());
+            series_plot(ui, "energy", &series[..3], dt, now, 110.0);
+            ui.label(RichText::new("momentum: linear (N·s), angular about the origin (N·m·s)").small());
+            series_plot(ui, "momentum", &series[3..], dt, now, 90.0);
         });
 }
 

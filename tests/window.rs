@@ -963,3 +963,43 @@ fn a_right_click_on_a_bodys_position_plots_it() {
     let last = plots[0]["last"].as_f64().unwrap();
     assert!((last - y).abs() < 1e-6, "last sample {last}, ball at {y}");
 }
+
+#[test]
+fn ctrl_z_brings_back_a_body_deleted_while_paused_and_ctrl_shift_z_deletes_it_again() {
+    let scene = box_scene("undo");
+    let mut events = vec![at(0, "Key(\"Space\")")];
+    events.extend(click(1, VIEW_CENTRE));
+    events.push(at(5, "Key(\"Delete\")"));
+    let undo = [
+        at(8, "KeyDown(\"LeftControl\")"),
+        at(9, "Key(\"Z\")"),
+        at(10, "KeyUp(\"LeftControl\")"),
+    ];
+    events.extend(undo.clone());
+    let Some(state) = scripted("undo", scene.to_str().unwrap(), &events, 12, &[]) else {
+        return;
+    };
+    let bodies = state["world"]["bodies"].as_array().unwrap();
+    assert_eq!(bodies.len(), 2, "{state}");
+    assert_eq!(bodies[1]["name"], "box");
+    assert_eq!(state["world"]["steps"], 0);
+    assert_eq!(
+        (state["undo"].as_u64(), state["redo"].as_u64()),
+        (Some(0), Some(1))
+    );
+    events.extend([
+        at(12, "KeyDown(\"LeftControl\")"),
+        at(13, "KeyDown(\"LeftShift\")"),
+        at(14, "Key(\"Z\")"),
+        at(15, "KeyUp(\"LeftShift\")"),
+        at(15, "KeyUp(\"LeftControl\")"),
+    ]);
+    let Some(state) = scripted("redo", scene.to_str().unwrap(), &events, 17, &[]) else {
+        return;
+    };
+    assert_eq!(
+        state["world"]["bodies"].as_array().unwrap().len(),
+        1,
+        "{state}"
+    );
+}

@@ -28,7 +28,8 @@ pub enum Press {
     Grab,
 }
 
-/// The window's keys, as the help lists them (`ui/help.rs`): F1 help, Tab panels, Space
+/// The window's keys, as the help lists them (`ui/help.rs`): F1 help, Ctrl+Z / Ctrl+Shift+Z
+/// (Ctrl+Y) undo / redo an edit made while paused, Tab panels, Space
 /// play/pause, N step, B step back, R reset, F frame, Delete delete, Escape closes the help
 /// or deselects, 1 / 3 / 7 (or the numpad's) view from the front / side / top; WASD or the
 /// arrows walk the player (see `player.rs`).
@@ -39,6 +40,18 @@ pub fn handle_keys(input: &InputState, sandbox: &mut Sandbox, view: &mut View, e
     }
     if input.key_pressed(KeyCode::F1) {
         view.help = !view.help;
+    }
+    // Ctrl+Z undoes an edit made while paused; Ctrl+Shift+Z (or Ctrl+Y) redoes it.
+    let mods = input.mods();
+    if mods.ctrl && input.key_pressed(KeyCode::Z) {
+        if mods.shift {
+            sandbox.redo();
+        } else {
+            sandbox.undo();
+        }
+    }
+    if mods.ctrl && input.key_pressed(KeyCode::Y) {
+        sandbox.redo();
     }
     if input.key_pressed(KeyCode::Tab) {
         view.layout.hidden = !view.layout.hidden;

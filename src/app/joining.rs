@@ -83,6 +83,7 @@ impl Sandbox {
         point: Vec3,
         normal: Vec3,
     ) -> Option<JointHandle> {
+        self.before_edit();
         let first = self.joining.take()?;
         let world = &self.world;
         let body = world.body(first)?;
@@ -166,6 +167,7 @@ impl Sandbox {
 
     /// Removes a joint (its bodies wake).
     pub fn remove_joint(&mut self, joint: JointHandle) {
+        self.before_edit();
         if self.world.remove_joint(joint) {
             self.mark_edited();
         }

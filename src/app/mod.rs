@@ -553,6 +553,8 @@ fn finish(
             },
             "help": view.help,
             "following": view.follow.map(|(h, _)| sandbox.body_name(h)),
+            "undo": sandbox.undo_depth().0,
+            "redo": sandbox.undo_depth().1,
             "plots": view.plots.series.iter().map(|s| serde_json::json!({
                 "label": s.label,
                 "samples": s.points.len(),

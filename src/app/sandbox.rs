@@ -267,6 +267,24 @@ pub struct Sandbox {
     pub joint_tool: super::joining::JointTool,
     /// The body waiting for a click on the body to join it to.
     pub joining: Option<BodyHandle>,
+    /// The states before each edit made while paused since the last step, oldest first.
+    undo: Vec<Snapshot>,
+    /// The states undone, for redo, most recent last.
+    undone: Vec<Snapshot>,
+    /// The last frame had an edit: one in this frame continues the same gesture.
+    edit_gesture: bool,
+    /// `before_edit` kept a state this frame, to be confirmed by an edit at the commit.
+    undo_pending: bool,
+}
+
+/// Most edits that can be undone (each keeps a copy of the world).
+pub const MAX_UNDO: usize = 100;
+
+/// A state to go back to: the world, the names and the selection.
+struct Snapshot {
+    world: World,
+    meta: BTreeMap<BodyHandle, BodyMeta>,
+    selected: Option<BodyHandle>,
 }
 
 impl Sandbox {
@@ -301,6 +319,10 @@ impl Sandbox {
             edited: false,
             joint_tool: super::joining::JointTool::default(),
             joining: None,
+            undo: Vec::new(),
+            undone: Vec::new(),
+            edit_gesture: false,
+            undo_pending: false,
         }
     }
 
@@ -325,6 +347,8 @@ impl Sandbox {
         self.timeline.reset(&self.world, &self.meta, self.timestep);
         self.events.clear();
         self.edited = false;
+        self.undo.clear();
+        self.undone.clear();
     }
 
     /// Loads a scene file; on failure the current scene keeps running and the error shows.
@@ -429,6 +453,9 @@ impl Sandbox {
     /// branches the history.
     pub fn step_once(&mut self) {
         self.commit_edits();
+        // Undo takes back edits made while paused, up to the step after them.
+        self.undo.clear();
+        self.undone.clear();
         let step = self.world.step_count();
         match self.grab {
             Some(grab) => {
@@ -485,13 +512,83 @@ impl Sandbox {
         self.edited = true;
     }
 
+    /// Called by every edit before it changes anything: while paused, the first edit of a
+    /// gesture (edits in consecutive frames, such as a slider dragged) keeps the state
+    /// before it for [`Sandbox::undo`], and a new edit forgets what was undone.
+    pub fn before_edit(&mut self) {
+        if self.playing || self.edit_gesture || self.edited || self.undo_pending {
+            return;
+        }
+        self.undo.push(self.snapshot());
+        self.undo_pending = true;
+    }
+
+    /// The world, names and selection as they are now.
+    fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            world: self.world.clone(),
+            meta: self.meta.clone(),
+            selected: self.selected,
+        }
+    }
+
+    /// Puts back a snapshot as an edit (the timeline branches there, as for any edit).
+    fn restore(&mut self, s: Snapshot) {
+        self.world = s.world;
+        self.meta = s.meta;
+        self.selected = s.selected.filter(|&h| self.world.body(h).is_some());
+        self.grab = None;
+        self.joining = None;
+        self.edited = true;
+        self.undo_pending = false;
+    }
+
+    /// Takes back the last edit made while paused (Ctrl+Z); false when there is none.
+    pub fn undo(&mut self) -> bool {
+        let Some(before) = self.undo.pop() else {
+            return false;
+        };
+        self.undone.push(self.snapshot());
+        self.restore(before);
+        true
+    }
+
+    /// Makes the last undone edit again (Ctrl+Shift+Z); false when there is none.
+    pub fn redo(&mut self) -> bool {
+        let Some(after) = self.undone.pop() else {
+            return false;
+        };
+        self.undo.push(self.snapshot());
+        self.restore(after);
+        true
+    }
+
+    /// How many edits can be undone and redone.
+    pub fn undo_depth(&self) -> (usize, usize) {
+        (self.undo.len(), self.undone.len())
+    }
+
     /// Tells the timeline about this frame's edits: the edited state starts a new branch.
     /// Called once a frame (so dragging a slider makes one keyframe per frame, not per event)
     /// and before any step or scrub.
     pub fn commit_edits(&mut self) {
-        if std::mem::take(&mut self.edited) {
+        let edited = std::mem::take(&mut self.edited);
+        if edited {
             self.timeline.branch(&self.world, &self.meta);
         }
+        // The state kept by `before_edit` stays for undo only if the edit was made (a
+        // refused one changed nothing); a new edit forgets what was undone.
+        if std::mem::take(&mut self.undo_pending) {
+            if edited {
+                self.undone.clear();
+                if self.undo.len() > MAX_UNDO {
+                    self.undo.remove(0);
+                }
+            } else {
+                self.undo.pop();
+            }
+        }
+        self.edit_gesture = edited;
     }
 
     /// Shows step `step` again (clamped to the recorded history): the nearest keyframe before
@@ -573,6 +670,7 @@ impl Sandbox {
 
     /// Spawns the configured shape at `position` with `velocity`; selects it.
     pub fn spawn_at(&mut self, position: Vec3, velocity: Vec3) -> Option<BodyHandle> {
+        self.before_edit();
         let s = &self.spawn;
         let parts = match s.shape.parts(s.size) {
             Ok(parts) => parts,
@@ -633,6 +731,7 @@ impl Sandbox {
 
     /// Deletes the selected body.
     pub fn delete_selected(&mut self) {
+        self.before_edit();
         self.joining = None;
         if let Some(h) = self.selected.take() {
             self.world.remove_body(h);
@@ -647,6 +746,7 @@ impl Sandbox {
     /// Changes the world's settings (a new gravity wakes every body so it is felt); refused
     /// values leave the world as it was and show why.
     pub fn set_settings(&mut self, settings: WorldSettings) {
+        self.before_edit();
         let gravity_changed = settings.gravity != self.world.settings().gravity;
         match self.world.set_settings(settings) {
             Ok(()) => {
@@ -669,18 +769,21 @@ impl Sandbox {
 
     /// Moves a body.
     pub fn set_position(&mut self, handle: BodyHandle, position: Vec3) {
+        self.before_edit();
         let result = self.world.set_position(handle, position);
         self.body_edit(handle, result);
     }
 
     /// Turns a body.
     pub fn set_rotation(&mut self, handle: BodyHandle, rotation: Quat) {
+        self.before_edit();
         let result = self.world.set_rotation(handle, rotation);
         self.body_edit(handle, result);
     }
 
     /// Sets a body's linear (m/s) and angular (rad/s) velocity.
     pub fn set_velocity(&mut self, handle: BodyHandle, linear: Vec3, angular: Vec3) {
+        self.before_edit();
         let result = self
             .world
             .set_linear_velocity(handle, linear)
@@ -690,12 +793,14 @@ impl Sandbox {
 
     /// Makes a body static, kinematic or dynamic.
     pub fn set_body_type(&mut self, handle: BodyHandle, body_type: BodyType) {
+        self.before_edit();
         let result = self.world.set_body_type(handle, body_type);
         self.body_edit(handle, result);
     }
 
     /// Gives every collider of a body the friction, restitution and density of `material`.
     pub fn set_material(&mut self, handle: BodyHandle, material: &ColliderDef) {
+        self.before_edit();
         let colliders: Vec<_> = self.world.body_colliders(handle).collect();
         for c in colliders {
             if let Err(e) = self.world.set_collider_material(c, material) {
@@ -707,12 +812,14 @@ impl Sandbox {
 
     /// Sets the colour of a body.
     pub fn set_color(&mut self, handle: BodyHandle, color: SceneColor) {
+        self.before_edit();
         self.meta.entry(handle).or_default().color = Some(color);
         self.mark_edited();
     }
 
     /// Scales a body's colliders (shapes and offsets) by `factor`; mass follows.
     pub fn scale_body(&mut self, handle: BodyHandle, factor: f32) {
+        self.before_edit();
         if !(factor.is_finite() && factor > 0.0) {
             self.error = Some(format!(
                 "cannot scale: the factor must be a positive number, got {factor}"

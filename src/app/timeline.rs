@@ -418,4 +418,58 @@ mod tests {
         assert_eq!(sandbox.timeline.head(), 31);
         assert!(sandbox.world.body(player).unwrap().linear_velocity().x < 0.0);
     }
+
+    #[test]
+    fn undo_and_redo_take_back_edits_made_while_paused_gesture_by_gesture() {
+        let mut sandbox = default_sandbox();
+        sandbox.playing = false;
+        let (body, _) = sandbox
+            .world
+            .bodies()
+            .find(|(_, b)| b.body_type() == crate::physics::BodyType::Dynamic)
+            .unwrap();
+        let start = sandbox.world.body(body).unwrap().position();
+        let original = bits(&sandbox.world);
+        // A drag over three frames (one gesture), an idle frame, then a second edit.
+        for k in 1..=3 {
+            sandbox.set_position(body, start + Vec3::X * k as f32);
+            sandbox.commit_edits();
+        }
+        sandbox.commit_edits();
+        let dragged = bits(&sandbox.world);
+        sandbox.set_position(body, start + Vec3::Y * 5.0);
+        sandbox.commit_edits();
+        let moved_up = bits(&sandbox.world);
+        assert_eq!(sandbox.undo_depth(), (2, 0));
+        assert!(sandbox.undo());
+        assert_eq!(bits(&sandbox.world), dragged);
+        assert!(sandbox.undo());
+        assert_eq!(bits(&sandbox.world), original);
+        assert!(!sandbox.undo(), "nothing older");
+        assert!(sandbox.redo());
+        assert_eq!(bits(&sandbox.world), dragged);
+        assert!(sandbox.redo());
+        assert_eq!(bits(&sandbox.world), moved_up);
+        // An undo is an edit the timeline branches on; a new edit forgets what was undone.
+        sandbox.commit_edits();
+        assert!(sandbox.undo());
+        sandbox.commit_edits();
+        sandbox.commit_edits();
+        sandbox.set_position(body, start - Vec3::X);
+        sandbox.commit_edits();
+        assert_eq!(sandbox.undo_depth(), (2, 0));
+        // An edit refused (a position out of range) keeps nothing to undo.
+        sandbox.commit_edits();
+        sandbox.set_position(body, Vec3::splat(1e9));
+        sandbox.commit_edits();
+        assert_eq!(sandbox.undo_depth(), (2, 0));
+        assert!(sandbox.error.is_some());
+        // A step ends what can be undone.
+        sandbox.step_once();
+        assert_eq!(sandbox.undo_depth(), (0, 0));
+        // While playing, edits are not kept for undo.
+        sandbox.playing = true;
+        sandbox.set_position(body, start);
+        assert_eq!(sandbox.undo_depth(), (0, 0));
+    }
 }

@@ -3,7 +3,7 @@
 use egui::{Align2, RichText, Ui};
 
 /// The keys, as (key, what it does), in the order the help lists them.
-pub const KEYS: [(&str, &str); 11] = [
+pub const KEYS: [(&str, &str); 12] = [
     ("F1", "show or hide this help"),
     ("Tab", "hide or show both side panels"),
     ("Space", "play / pause"),
@@ -21,6 +21,10 @@ pub const KEYS: [(&str, &str); 11] = [
         "walk the player (a body named \"player\")",
     ),
     ("1 / 3 / 7 (or numpad)", "view from the front / side / top"),
+    (
+        "Ctrl+Z, Ctrl+Shift+Z",
+        "undo, redo an edit made while paused (Ctrl+Y redoes too)",
+    ),
 ];
 
 /// The mouse, as (action, what it does).

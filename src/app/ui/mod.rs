@@ -483,6 +483,26 @@ fn simulation(ui: &mut Ui, sandbox: &mut Sandbox) {
                     sandbox.reset();
                 }
             });
+            ui.horizontal(|ui| {
+                let (undo, redo) = sandbox.undo_depth();
+                if ui
+                    .add_enabled(undo > 0, egui::Button::new("Undo"))
+                    .on_hover_text(format!(
+                        "Undo the last edit made while paused  [Ctrl+Z] ({undo} to undo)"
+                    ))
+                    .on_disabled_hover_text("Nothing to undo: edits made while paused, since the last step, can be undone")
+                    .clicked()
+                {
+                    sandbox.undo();
+                }
+                if ui
+                    .add_enabled(redo > 0, egui::Button::new("Redo"))
+                    .on_hover_text(format!("Redo  [Ctrl+Shift+Z] ({redo} to redo)"))
+                    .clicked()
+                {
+                    sandbox.redo();
+                }
+            });
             row(
                 ui,
                 "time scale",

@@ -43,6 +43,11 @@ struct Cli {
     #[arg(long, value_name = "OUT.png", requires = "frames")]
     screenshot: Option<PathBuf>,
 
+    /// Record the 3D view of every frame (one step each) as an animated GIF, a picture
+    /// every 1/30 s of simulated time or so; needs --frames.
+    #[arg(long, value_name = "OUT.gif", requires = "frames")]
+    record: Option<PathBuf>,
+
     /// Debug layers to turn on: colliders, touching, aabbs, tree, contacts, velocities,
     /// centers, islands (comma separated).
     #[arg(long, value_name = "LAYERS", value_delimiter = ',')]
@@ -207,6 +212,7 @@ fn open_window(cli: Cli) -> Result<(), CliError> {
         scene: cli.scene,
         frames: cli.frames,
         screenshot: cli.screenshot,
+        record: cli.record,
         draw: cli.draw,
         stress: cli.stress,
         script: cli.script,

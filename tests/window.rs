@@ -1003,3 +1003,43 @@ fn ctrl_z_brings_back_a_body_deleted_while_paused_and_ctrl_shift_z_deletes_it_ag
         "{state}"
     );
 }
+
+#[test]
+fn record_replays_the_timeline_into_an_animated_gif() {
+    // 42 steps played (the click lands on frame 42), then Record at the present: the last
+    // 5 s kept (all 42 steps) replay one a frame and every second step is a picture of the
+    // view (at 60 Hz a picture every 1/30 s): steps 2 to 42, 21 pictures, written to the
+    // save folder.
+    let Some(panel) = layout("record", "scenes/default.ron", false) else {
+        return;
+    };
+    let events = click(40, widget(&panel, "record", 0.5));
+    let Some(state) = scripted("record", "scenes/default.ron", &events, 100, &[]) else {
+        return;
+    };
+    assert!(state["error"].is_null(), "{}", state["error"]);
+    // The replay ends at the step Record was pressed at and stays paused there.
+    assert_eq!(state["world"]["steps"], 42, "{state}");
+    assert_eq!(state["timeline"]["head"], 42);
+    let path = script_dir().join("default-steps-0-42.gif");
+    let mut options = gif::DecodeOptions::new();
+    options.set_color_output(gif::ColorOutput::RGBA);
+    let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut decoder = options.read_info(file).unwrap();
+    let (width, height) = (decoder.width(), decoder.height());
+    // The 854 × 838 view, halved.
+    assert_eq!((width, height), (427, 419));
+    let mut pictures = Vec::new();
+    while let Some(frame) = decoder.read_next_frame().unwrap() {
+        assert_eq!(frame.delay, 3);
+        pictures.push(frame.buffer.to_vec());
+    }
+    assert_eq!(pictures.len(), 21);
+    // The scene moves (the ball on the ramp, the bouncing one): the first and last differ.
+    let changed = pictures[0]
+        .chunks(4)
+        .zip(pictures[20].chunks(4))
+        .filter(|(a, b)| a != b)
+        .count();
+    assert!(changed > 200, "{changed} pixels changed");
+}

@@ -14,6 +14,7 @@ mod input;
 mod joining;
 mod player;
 mod plots;
+mod record;
 mod render;
 mod sandbox;
 mod stress;
@@ -53,6 +54,8 @@ pub struct AppOptions {
     pub frames: Option<u64>,
     /// Save a screenshot after the last frame.
     pub screenshot: Option<PathBuf>,
+    /// Record the 3D view of every frame as an animated GIF here.
+    pub record: Option<PathBuf>,
     /// Debug layers to turn on.
     pub draw: Vec<String>,
     /// Start the stress test at once.
@@ -101,6 +104,9 @@ impl AppOptions {
         }
         if let Some(path) = &self.dump_state {
             check_output(path, "state dump")?;
+        }
+        if let Some(path) = &self.record {
+            check_output(path, "recording")?;
         }
         if let Some((w, h)) = self.size {
             if !(200..=8192).contains(&w) || !(200..=8192).contains(&h) {
@@ -290,7 +296,14 @@ pub struct View {
     pub plots: plots::Plots,
     /// The world's energy and momentum, plotted in Stats.
     pub world_plots: plots::Plots,
+    /// The timeline's Record: the recording being made while the history replays.
+    pub recording: Option<record::Recording>,
+    /// A recording being written on its own thread: its path and the outcome to come.
+    pub writing: Option<(PathBuf, Writing)>,
 }
+
+/// A recording being written on its own thread: how many pictures and bytes, or why not.
+pub type Writing = std::thread::JoinHandle<Result<(usize, u64), String>>;
 
 /// The world's series in Stats: energy, then momentum.
 fn world_plots() -> plots::Plots {
@@ -343,7 +356,14 @@ async fn main_loop(checked: Checked, mut sandbox: Sandbox) -> Result<(), CliErro
         tree_depth: DEFAULT_TREE_DEPTH,
         plots: plots::Plots::default(),
         world_plots: world_plots(),
+        recording: None,
+        writing: None,
     };
+    // `--record`: every frame of the run, written when it ends.
+    let mut cli_recording = options
+        .record
+        .clone()
+        .map(|path| record::Recording::new(path, sandbox.timestep, u64::MAX));
     if options.stress {
         view.stress.start();
     }
@@ -400,14 +420,21 @@ async fn main_loop(checked: Checked, mut sandbox: Sandbox) -> Result<(), CliErro
             wants_keyboard = ctx.wants_keyboard_input();
         });
 
-        controls::handle_keys(&input.state, &mut sandbox, &mut view, wants_keyboard);
+        // While the timeline is recorded the replay is left alone.
+        let replaying = view.recording.is_some();
+        controls::handle_keys(
+            &input.state,
+            &mut sandbox,
+            &mut view,
+            wants_keyboard || replaying,
+        );
         controls::handle_mouse(
             &input.state,
             &mut sandbox,
             &mut view,
             &mut press,
             &mut last_mouse,
-            wants_pointer,
+            wants_pointer || replaying,
         );
         sandbox.commit_edits();
         if view.frame_request {
@@ -420,7 +447,15 @@ async fn main_loop(checked: Checked, mut sandbox: Sandbox) -> Result<(), CliErro
         // (The stress test changes the world every frame: no history meanwhile.)
         sandbox.set_recording(!view.stress.running());
         let t = Instant::now();
-        let steps = if scripted {
+        let steps = if let Some(recording) = &view.recording {
+            // One step of the replay a frame, however long the frame took.
+            if sandbox.world.step_count() < recording.end {
+                sandbox.step_once();
+                1
+            } else {
+                0
+            }
+        } else if scripted {
             if sandbox.playing {
                 sandbox.step_once();
                 1
@@ -481,6 +516,19 @@ async fn main_loop(checked: Checked, mut sandbox: Sandbox) -> Result<(), CliErro
         if view.layers.tree {
             world_draw::draw_node_counts(&sandbox.world, &view.camera.camera3d());
         }
+        // Recordings take the view as drawn so far: the world and its layers, no panels.
+        let viewport = view.camera.camera3d().viewport.unwrap_or_default();
+        let step = sandbox.world.step_count();
+        if let Some(recording) = cli_recording.as_mut() {
+            recording.capture(step, viewport);
+        }
+        if let Some(recording) = view.recording.as_mut() {
+            recording.capture(step, viewport);
+            if step >= recording.end {
+                finish_recording(&mut view, &mut sandbox);
+            }
+        }
+        poll_writing(&mut view, &mut sandbox);
         input.draw_ui();
 
         frame += 1;
@@ -490,10 +538,57 @@ async fn main_loop(checked: Checked, mut sandbox: Sandbox) -> Result<(), CliErro
         if let Some(total) = options.frames {
             if frame >= total {
                 finish(&options, &sandbox, &view, frame)?;
+                if let Some(recording) = cli_recording.take() {
+                    let path = recording.path.clone();
+                    let (pictures, bytes) = recording.write().map_err(CliError::Internal)?;
+                    println!(
+                        "recorded {} ({pictures} pictures, {:.1} MB)",
+                        path.display(),
+                        bytes as f64 / 1.0e6
+                    );
+                }
+                if let Some((_, writing)) = view.writing.take() {
+                    // A Record started in a scripted run finishes before the window closes.
+                    let _ = writing.join();
+                }
                 return Ok(());
             }
         }
         next_frame().await;
+    }
+}
+
+/// Ends the timeline's recording: its pictures are written on a thread of their own (the
+/// palette of each takes a while), the window goes on.
+pub fn finish_recording(view: &mut View, sandbox: &mut Sandbox) {
+    let Some(recording) = view.recording.take() else {
+        return;
+    };
+    let path = recording.path.clone();
+    sandbox.notify(format!(
+        "writing {} ({} pictures)…",
+        path.display(),
+        recording.frames()
+    ));
+    view.writing = Some((path, std::thread::spawn(move || recording.write())));
+}
+
+/// Says how the writing of a recording ended, once it has.
+fn poll_writing(view: &mut View, sandbox: &mut Sandbox) {
+    if !view.writing.as_ref().is_some_and(|(_, w)| w.is_finished()) {
+        return;
+    }
+    let Some((path, writing)) = view.writing.take() else {
+        return;
+    };
+    match writing.join() {
+        Ok(Ok((pictures, bytes))) => sandbox.notify(format!(
+            "recorded {} ({pictures} pictures, {:.1} MB)",
+            path.display(),
+            bytes as f64 / 1.0e6
+        )),
+        Ok(Err(e)) => sandbox.error = Some(e),
+        Err(_) => sandbox.error = Some(format!("{}: the recording failed", path.display())),
     }
 }
 

@@ -194,7 +194,7 @@ pub fn panels(ctx: &egui::Context, sandbox: &mut Sandbox, view: &mut View) {
     }
     // Between the side panels, under the 3D view.
     let bottom = egui::TopBottomPanel::bottom("impulse-timeline")
-        .show(ctx, |ui| timeline(ui, sandbox))
+        .show(ctx, |ui| timeline(ui, sandbox, view))
         .response
         .rect
         .top();
@@ -281,7 +281,7 @@ fn row(
 
 /// The rewind timeline: a slider over the recorded steps, step back / forward, back to the
 /// present, and what the history holds.
-fn timeline(ui: &mut Ui, sandbox: &mut Sandbox) {
+fn timeline(ui: &mut Ui, sandbox: &mut Sandbox, view: &mut View) {
     let history = &sandbox.timeline;
     if !history.enabled() {
         ui.label(RichText::new("Timeline: not recorded during the stress test").weak());
@@ -312,6 +312,7 @@ fn timeline(ui: &mut Ui, sandbox: &mut Sandbox) {
             sandbox.playing = false;
             sandbox.step_once();
         }
+        record_button(ui, sandbox, view);
         let mut step = now;
         let status_width = 260.0;
         ui.spacing_mut().slider_width = (ui.available_width() - status_width).max(60.0);
@@ -342,6 +343,60 @@ fn timeline(ui: &mut Ui, sandbox: &mut Sandbox) {
         }
         ui.label(RichText::new(status).small().weak());
     });
+}
+
+/// How much of the present a Record pressed at the present takes in, s.
+const RECORD_SECONDS: f64 = 5.0;
+
+/// Record: replays the timeline from the step shown (from [`RECORD_SECONDS`] back when at
+/// the present) to its end, one step a frame, and writes the view as an animated GIF in
+/// the save folder; while it runs, Stop writes what it has.
+fn record_button(ui: &mut Ui, sandbox: &mut Sandbox, view: &mut View) {
+    if let Some(recording) = &view.recording {
+        let text = format!("Stop ({} pictures)", recording.frames());
+        if ui
+            .button(text)
+            .on_hover_text("Stop recording and write what is recorded")
+            .clicked()
+        {
+            super::finish_recording(view, sandbox);
+        }
+        return;
+    }
+    let history = &sandbox.timeline;
+    let (oldest, head, now) = (history.oldest(), history.head(), sandbox.world.step_count());
+    let back = (RECORD_SECONDS / sandbox.timestep as f64) as u64;
+    let start = if now < head {
+        now
+    } else {
+        head.saturating_sub(back).max(oldest)
+    };
+    let dir = save_dir();
+    let button = ui
+        .add_enabled(
+            head > start && view.writing.is_none(),
+            egui::Button::new("Record"),
+        )
+        .on_hover_text(format!(
+            "Replay from the step shown to the end of the recording (the last {RECORD_SECONDS} s \
+             when at the present) and save the view as an animated GIF in {}",
+            dir.display()
+        ));
+    mark("record", &button);
+    if button.clicked() {
+        // Made the first time it is needed; a failure shows as the recording's.
+        let _ = std::fs::create_dir_all(&dir);
+        let stem = match &sandbox.source {
+            Source::File(p) => p
+                .file_stem()
+                .map(|s| s.to_string_lossy().to_string())
+                .unwrap_or_else(|| "scene".into()),
+            Source::Default => "default".into(),
+        };
+        let path = dir.join(format!("{stem}-steps-{start}-{head}.gif"));
+        sandbox.scrub_to(start);
+        view.recording = Some(super::record::Recording::new(path, sandbox.timestep, head));
+    }
 }
 
 /// The status line over the bottom of the 3D view: the last load or save error until it

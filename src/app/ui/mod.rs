@@ -1602,7 +1602,11 @@ fn series_plot(
         .allow_scroll(false)
         .allow_zoom(false)
         .allow_drag(false)
-        .legend(egui_plot::Legend::default())
+        .legend(
+            egui_plot::Legend::default()
+                .text_style(egui::TextStyle::Small)
+                .background_alpha(0.5),
+        )
         .x_axis_label("t (s)")
         .show(ui, |plot| {
             for s in series {

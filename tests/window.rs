@@ -318,6 +318,23 @@ fn box_scene(name: &str) -> PathBuf {
     scene
 }
 
+/// A right-drag from the view's centre: the cursor there at `frame`, the button down on
+/// the next, then `moves` frames each moving it `step` px up (the button stays down).
+fn right_drag_up(frame: u32, moves: u32, step: f32) -> Vec<String> {
+    let (x, y) = VIEW_CENTRE;
+    let mut events = vec![
+        at(frame, &format!("MouseMove({x:.1}, {y:.1})")),
+        at(frame + 1, "ButtonDown(Right)"),
+    ];
+    for k in 1..=moves {
+        events.push(at(
+            frame + 1 + k,
+            &format!("MouseMove({x:.1}, {:.1})", y - step * k as f32),
+        ));
+    }
+    events
+}
+
 /// Clicks at (x, y) at `frame` (move, press, release on three frames).
 fn click(frame: u32, (x, y): (f32, f32)) -> [String; 3] {
     [
@@ -412,17 +429,7 @@ fn a_body_dragged_up_and_held_for_two_seconds_hangs_still() {
     // its front face) and lifts the cursor 200 px over 40 frames, then holds still for two
     // seconds (120 frames at one step per frame).
     let scene = box_scene("drag");
-    let (x, y) = VIEW_CENTRE;
-    let mut events = vec![
-        at(3, &format!("MouseMove({x:.1}, {y:.1})")),
-        at(4, "ButtonDown(Right)"),
-    ];
-    for k in 1..=40 {
-        events.push(at(
-            4 + k,
-            &format!("MouseMove({x:.1}, {:.1})", y - 5.0 * k as f32),
-        ));
-    }
+    let events = right_drag_up(3, 40, 5.0);
     let Some(state) = scripted("drag", scene.to_str().unwrap(), &events, 165, &[]) else {
         return;
     };
@@ -789,18 +796,8 @@ fn a_flicked_body_is_let_go_at_the_speed_cap() {
     // frames (about 30 m/s at the box's distance), then let go: the box leaves upward at
     // grab::RELEASE_MAX_SPEED = 10 m/s, less one step of gravity (9.81/60 m/s).
     let scene = box_scene("flick");
-    let (x, y) = VIEW_CENTRE;
-    let mut events = vec![
-        at(3, &format!("MouseMove({x:.1}, {y:.1})")),
-        at(4, "ButtonDown(Right)"),
-    ];
-    for k in 1..=4 {
-        events.push(at(
-            5 + k,
-            &format!("MouseMove({x:.1}, {:.1})", y - 60.0 * k as f32),
-        ));
-    }
-    events.push(at(10, "ButtonUp(Right)"));
+    let mut events = right_drag_up(3, 4, 60.0);
+    events.push(at(9, "ButtonUp(Right)"));
     let Some(state) = scripted("flick", scene.to_str().unwrap(), &events, 11, &[]) else {
         return;
     };

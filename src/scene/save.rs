@@ -305,10 +305,13 @@ pub fn save(
     to_ron(&to_scene_file(world, meta, camera, timestep), comment)
 }
 
+/// How the note of [`saved_note`] begins.
+const SAVED_NOTE: &str = "Saved by Impulse from ";
+
 /// The line a saved file's header ends with: where and when it was saved from.
 pub fn saved_note(world: &World, from: &str) -> String {
     format!(
-        "Saved by Impulse from {from} at step {} (t = {:.3} s), {} bodies.",
+        "{SAVED_NOTE}{from} at step {} (t = {:.3} s), {} bodies.",
         world.step_count(),
         world.time(),
         world.body_count()
@@ -340,12 +343,100 @@ pub fn save_scene(
     }
     let description = source.map(super::description).unwrap_or_default();
     let mut header = String::new();
-    for paragraph in description.split("\n\n").filter(|p| !p.is_empty()) {
+    // A file saved before says so in its last paragraph: that note is replaced.
+    let described = description
+        .split("\n\n")
+        .filter(|p| !p.is_empty() && !p.starts_with(SAVED_NOTE));
+    for paragraph in described {
         header += &wrap(paragraph, 88);
         header += "\n";
     }
     header += note;
-    to_ron(&file, &header)
+    let text = to_ron(&file, &header)?;
+    Ok(match source {
+        Some(source) => carry_comments(source, &text),
+        None => text,
+    })
+}
+
+/// What a comment in a scene file sits above: a body (by name) or a top-level section.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Anchor {
+    Body(String),
+    Section(String),
+}
+
+/// The anchor a line of a scene file starts: a body's entry (the line holds its
+/// `name: "…"`) or a top-level section (`settings:`, `bodies:` …).
+fn anchor_of(line: &str) -> Option<Anchor> {
+    let trimmed = line.trim_start();
+    const SECTIONS: [&str; 6] = [
+        "settings:",
+        "camera:",
+        "materials:",
+        "bodies:",
+        "generators:",
+        "joints:",
+    ];
+    if let Some(section) = SECTIONS.iter().find(|s| trimmed.starts_with(*s)) {
+        return Some(Anchor::Section(section.trim_end_matches(':').to_string()));
+    }
+    let after = &line[line.find("name: \"")? + "name: \"".len()..];
+    Some(Anchor::Body(after[..after.find('"')?].to_string()))
+}
+
+/// The comments of `source` (after the description it opens with) with what they sit
+/// above, in order; a comment above anything else is not carried.
+fn comments_by_anchor(source: &str) -> Vec<(Anchor, Vec<String>)> {
+    let mut found = Vec::new();
+    let mut pending: Vec<String> = Vec::new();
+    let lines = source
+        .lines()
+        .skip_while(|l| l.trim_start().starts_with("//"));
+    for line in lines {
+        let trimmed = line.trim();
+        if let Some(comment) = trimmed.strip_prefix("//") {
+            pending.push(comment.trim().to_string());
+        } else if !trimmed.is_empty() && !pending.is_empty() {
+            match anchor_of(line) {
+                Some(anchor) => found.push((anchor, std::mem::take(&mut pending))),
+                // A saved file opens a body's entry on a line of its own, the name below.
+                None if trimmed.ends_with('(') => {}
+                None => pending.clear(),
+            }
+        }
+    }
+    found
+}
+
+/// `saved` (a scene as [`to_ron`] writes it) with the comments of `source` put back above
+/// the bodies and sections they sat above there, indented as their line.
+fn carry_comments(source: &str, saved: &str) -> String {
+    let comments = comments_by_anchor(source);
+    if comments.is_empty() {
+        return saved.to_string();
+    }
+    let lines: Vec<&str> = saved.lines().collect();
+    let mut out = String::with_capacity(saved.len() + 1024);
+    for (i, line) in lines.iter().enumerate() {
+        // A body's entry opens on the line before its name.
+        let anchor = match lines.get(i + 1).and_then(|next| anchor_of(next)) {
+            Some(Anchor::Body(name)) if line.trim_end().ends_with('(') => Some(Anchor::Body(name)),
+            _ => anchor_of(line).filter(|a| matches!(a, Anchor::Section(_))),
+        };
+        if let Some((_, text)) = anchor.and_then(|a| comments.iter().find(|(b, _)| *b == a)) {
+            let indent = &line[..line.len() - line.trim_start().len()];
+            for comment in text {
+                out += indent;
+                out += "// ";
+                out += comment;
+                out.push('\n');
+            }
+        }
+        out += line;
+        out.push('\n');
+    }
+    out
 }
 
 /// Replaces the world's last bodies and joints by the generators of `original` that made

@@ -125,13 +125,14 @@ fn save_then_load_gives_the_identical_state() {
 /// Save as of a loaded scene file (`scene::save::save_scene`), as the window and
 /// `impulse run --save` write it.
 fn save_as(s: &scene::Scene, source: &str) -> String {
+    let note = save::saved_note(&s.world, "a test");
     save::save_scene(
         &s.world,
         &s.meta,
         Some(&s.camera),
         s.timestep,
         Some(source),
-        "a note",
+        &note,
     )
     .unwrap()
 }
@@ -200,9 +201,10 @@ fn save_as_keeps_the_description_and_the_generators_whose_bodies_are_untouched()
         description.starts_with("1000 mixed bodies"),
         "{description}"
     );
+    let note = save::saved_note(&s.world, "a test");
     assert_eq!(
         scene::description(&saved),
-        format!("{description}\n\na note")
+        format!("{description}\n\n{note}")
     );
     let file = scene::parse(&saved, "saved").unwrap();
     let original = scene::parse(&text, "pile").unwrap();
@@ -221,6 +223,33 @@ fn save_as_keeps_the_description_and_the_generators_whose_bodies_are_untouched()
     assert!(file.generators.is_empty());
     assert_eq!(file.bodies.len(), s.world.body_count());
     assert!(file.bodies.iter().all(|b| b.awake));
+}
+
+#[test]
+fn save_as_keeps_the_comments_above_bodies_still_there() {
+    // The card house's comments sit above the first card of each level.
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/card_house.ron");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let s = scene::load_str(&text, "card_house").unwrap();
+    let saved = save_as(&s, &text);
+    let lines: Vec<&str> = saved.lines().map(str::trim).collect();
+    let above = |name: &str| {
+        let at = lines
+            .iter()
+            .position(|l| *l == format!("name: \"{name}\","))
+            .unwrap_or_else(|| panic!("{name} in\n{saved}"));
+        lines[at - 2]
+    };
+    assert_eq!(above("L3 left"), "// Level 3: one A-frame on top.");
+    assert_eq!(
+        above("floor 1"),
+        "// Floor card on the three apexes (apex height 1.142)."
+    );
+    // Saved again from the saved file, the comments stay as they are, once each.
+    let again = save_as(&scene::load_str(&saved, "saved").unwrap(), &saved);
+    assert_eq!(again.matches("// Level 3").count(), 1);
+    assert_eq!(scene::description(&again), scene::description(&saved));
+    assert_eq!(again.matches("Saved by Impulse").count(), 1);
 }
 
 #[test]

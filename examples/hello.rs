@@ -37,7 +37,11 @@ fn main() {
             } else {
                 begin.pair.body_a
             };
-            let what = if other == ground { "the ground" } else { "a body" };
+            let what = if other == ground {
+                "the ground"
+            } else {
+                "a body"
+            };
             println!(
                 "step {step}: the box touches {what} at {:.2} m/s",
                 begin.approach_speed

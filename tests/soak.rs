@@ -300,7 +300,7 @@ fn a_short_soak_stays_finite_refuses_stale_handles_and_keeps_the_heap_flat() {
     });
 }
 
-/// The soak: 100 000 steps, a spawn every 10, removals above 300 bodies. About a
+/// The soak: 100 000 steps, a spawn every 10, removals above 300 bodies. About a
 /// minute in release; CI runs it in a step of its own.
 #[test]
 #[ignore]

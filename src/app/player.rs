@@ -1,4 +1,4 @@
-//! The top-down character (seed 004): in a scene with a kinematic body named `player`, WASD
+//! The top-down character: in a scene with a kinematic body named `player`, WASD
 //! or the arrow keys move it across the floor, relative to the view (W away from the camera),
 //! sliding along walls instead of stopping ([`World::slide_shape`]). It moves by velocity, so
 //! its contacts push crates, and its moves are recorded per step like a grab, so the timeline

@@ -180,7 +180,7 @@ pub const ANGULAR_SLEEP_TOLERANCE: f32 = 0.05;
 /// (extent 8.7 mm) must be slower than 2.2 mm/s; bodies larger than 0.2 m use 0.05 m/s.
 pub const RELATIVE_SLEEP_TOLERANCE: f32 = 0.25;
 
-/// An island falls asleep when all its bodies rested this long, s (the 0.5 s).
+/// An island falls asleep when all its bodies rested this long, s.
 pub const TIME_TO_SLEEP: f32 = 0.5;
 /// How far a fat AABB may exceed a freshly computed one on any side before it is rebuilt, in
 /// multiples of [`AABB_MARGIN`] (unitless; 4 → 0.4 m). A body that moved fast and then stopped

@@ -1,4 +1,4 @@
-//! Continuous collision for bodies with `ccd: true` (seed 004): after the solver has moved
+//! Continuous collision for bodies with `ccd: true`: after the solver has moved
 //! every body, each fast ccd body's motion over the step is swept against everything it
 //! could have passed through, and the body is put back at the first time of impact.
 //!

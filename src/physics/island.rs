@@ -1,4 +1,4 @@
-//! Islands and sleeping (seed 003): bodies linked by touching contacts form an island; an
+//! Islands and sleeping: bodies linked by touching contacts form an island; an
 //! island whose bodies all moved slower than the sleep tolerances for `TIME_TO_SLEEP` is put
 //! to sleep as a whole and costs nothing until something wakes it.
 //!

@@ -72,7 +72,7 @@ impl World {
     }
 
     /// Moves `shape` from `pose` by `displacement` as far as the static colliders let it,
-    /// sliding along what it meets (seed 004's wall sliding): move until the first hit,
+    /// sliding along what it meets: move until the first hit,
     /// keep the part of the rest of the move along the surface, move again, at most
     /// `max_moves` times. Returns the displacement it may make. Dynamic and kinematic bodies
     /// do not stop it (a kinematic body moved by this pushes them through its contacts);

@@ -47,7 +47,7 @@ fn bad_scenes_exit_2_with_a_message() {
         ("Scene(generators: [Pyramid(base: 100000)])".into(), "at most 100000"),
         ("Scene(bodies: [(rotation: Quat(0.0, 0.0, 0.0, 0.0))])".into(), "bodies[0]: rotation must be a finite non-zero quaternion"),
         ("".into(), "bad.ron"),
-        // Found by a hostile user (issue 11): each once panicked, hung or was accepted.
+        // Inputs that each once panicked, hung or were accepted.
         ("Scene(bodies:[(name:\"p\",colliders:[(shape:Pyramid(half_base:1000.0,height:0.001))])])".into(), "body \"p\": collider 0: Pyramid is too flat"),
         ("Scene(bodies:[(name:\"p\",colliders:[(shape:Prism(half_width:1000.0,height:0.001,half_depth:1000.0))])])".into(), "body \"p\": collider 0: Prism is too flat"),
         ("Scene(generators:[Stack(count: 3, shape: Pyramid(half_base:1000.0,height:0.001))])".into(), "generators[0] (stack): Pyramid is too flat"),

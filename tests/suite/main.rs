@@ -1,6 +1,5 @@
-//! The integration tests, one test binary (`cargo test --test suite`): one module per former
-//! `tests/*.rs` file, so the library and its dependencies are linked once rather than once
-//! per file. Filter by module as by name: `cargo test --test suite joints::`.
+//! The integration tests, one test binary (`cargo test --test suite`): one module per area,
+//! so the library and its dependencies are linked once rather than once per file. Filter by module as by name: `cargo test --test suite joints::`.
 //!
 //! Three tests keep binaries of their own, next to this folder: `allocation` and `soak`
 //! install a counting global allocator (other tests in the same process would disturb the

@@ -1,7 +1,7 @@
 //! Narrow-phase invariants on a large fixed-seed set of every shape pair, with an exact
 //! distance of our own as the oracle (GJK on the cores: a point for spheres, a segment for
 //! capsules, the polytope itself for boxes and hulls, then minus the radii; the support
-//! height for planes), and the regression cases of issue 8.
+//! height for planes), and the regression cases the property tests found.
 //!
 //! - No phantom depth: when the shapes are apart, no reported point is deeper than 1 mm.
 //! - The push separates: moving B by the deepest reported depth along the reported normal
@@ -18,7 +18,7 @@ use impulse::physics::{Isometry, Quat, Shape, Vec3};
 
 /// The speculative margin the world uses at rest (`SPECULATIVE_DISTANCE`), m.
 const MARGIN: f32 = 0.02;
-/// The issue's tolerance for depth and for the overlap a push leaves, m.
+/// The tolerance for depth and for the overlap a push leaves, m.
 const TOLERANCE: f32 = 1.0e-3;
 
 /// A small deterministic generator (64-bit LCG, high bits), so every run sees the same pairs.

@@ -1,5 +1,5 @@
 //! Solver stability with sleeping off (sleeping hides instability): tall stacks, a wall
-//! pyramid, heavy bodies on light ones, and a 1 cm cube. The numbers are issue 7's.
+//! pyramid, heavy bodies on light ones, and a 1 cm cube.
 
 use impulse::physics::{
     BodyDef, BodyHandle, BodyType, ColliderDef, Quat, Shape, Vec3, World, WorldSettings,
@@ -124,7 +124,7 @@ fn a_wall_pyramid_of_forty_sinks_without_tipping() {
     }
 }
 
-/// A 16-cube column as the piles of issue 9 leave them: each unit cube offset from the
+/// A 16-cube column as the benchmark piles leave them: each unit cube offset from the
 /// column's axis by up to 0.2 m in x and z (seeded), and, as after a landing, every cube
 /// tilted 3° about one horizontal axis, with 4 cm gaps to settle through.
 fn offset_column(seed: u64) -> Vec<Vec3> {
@@ -164,8 +164,8 @@ fn columns_of_offset_tilted_cubes_stand_and_hold_still() {
     // Four such columns that statics says stand (each centre of mass at least 0.1 m inside
     // its support), sleeping off, two minutes: every top cube is still on its column (above
     // 15 m; 16 cubes reach 15.5 m) and moves less than 1 cm in the second minute. With the
-    // anchoring reach capped at 2 cm (before issue 9's eighth round) column 0 fell within the
-    // first minute, and none of 16 columns built this way stood.
+    // anchoring reach capped at 2 cm (`ANCHOR_REACH_FRACTION` instead) column 0 falls within
+    // the first minute, and none of 16 columns built this way stands.
     let mut w = world(false);
     ground_box(&mut w);
     let columns: Vec<Vec<Vec3>> = (1..)

@@ -448,7 +448,7 @@ fn grid_limit_and_seeded_jitter() {
     assert!(message.contains("jitter x"), "{message}");
 }
 
-/// The benchmark scenes (`scenes/bench/`) are laid out as issue 9 specifies: pyramid row r
+/// The benchmark scenes (`scenes/bench/`) are laid out as their comments say: pyramid row r
 /// has base − r cubes at x = i − (base − r − 1)/2, y = 0.5 + r; pile body k sits within
 /// 0.2 m (x, z) of ((k mod s − (s−1)/2)·1.5, 2 + 1.5·⌊k/s²⌋, (⌊k/s⌋ mod s − (s−1)/2)·1.5),
 /// s = ⌈∛N⌉; plus the ground and, for piles, four walls.

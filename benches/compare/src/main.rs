@@ -1,4 +1,4 @@
-//! Impulse against Rapier, side by side (issue 9). Not part of the main build: its own
+//! Impulse against Rapier, side by side. Not part of the main build: its own
 //! package and workspace, so `cargo test` in the main package never builds Rapier.
 //!
 //! ```sh

@@ -1,4 +1,4 @@
-//! A uniform grid (spatial hash) of cubic cells, seed 003's broad phase.
+//! A uniform grid (spatial hash) of cubic cells.
 //!
 //! Each proxy is listed in every cell its fat box touches; two proxies are a candidate pair in
 //! a cell they share, and the pair is tested only in the first cell they share (the one at

@@ -9,8 +9,8 @@
 //! Four implementations share the [`BroadPhase`] trait and the fattening policy below:
 //! - [`DynamicTree`]: a bounding volume hierarchy built by the surface-area heuristic and kept
 //!   height-balanced, O(log n) per query;
-//! - [`Quadtree`]: the ground plane (x–z) split into quadrants, rebuilt every step (seed 000);
-//! - [`UniformGrid`]: a spatial hash of equal cells, rebuilt every step (seed 003);
+//! - [`Quadtree`]: the ground plane (x–z) split into quadrants, rebuilt every step;
+//! - [`UniformGrid`]: a spatial hash of equal cells, rebuilt every step;
 //! - [`BruteForce`]: the O(n²) reference the others are tested against.
 //!
 //! All of them report the same pairs in the same (sorted) order for the same calls, so the

@@ -1,9 +1,9 @@
-//! A quadtree over the ground plane (x–z), seed 000's broad phase.
+//! A quadtree over the ground plane (x–z).
 //!
 //! The root is the square around every proxy (leaving out huge ones such as planes); a node
 //! holds up to `capacity` proxies before it splits into four quadrants, down to `max_depth`.
 //! A proxy goes into the deepest node whose square holds its whole fat box in x–z: one that
-//! straddles a quadrant boundary stays in the parent (seed 000's rule), so each proxy is stored
+//! straddles a quadrant boundary stays in the parent (the quadtree's classic rule), so each proxy is stored
 //! exactly once. Heights (y) are not partitioned; each node keeps the 3D bounds of everything
 //! below it, so queries still skip subtrees by height.
 //!

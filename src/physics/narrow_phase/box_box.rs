@@ -1,7 +1,7 @@
 //! Box–box contacts: the separating axis test over all 15 axes, then face clipping or an
 //! edge–edge point (Gottschalk 1996; Ericson, "Real-Time Collision Detection" 4.4.1;
-//! Gregorius GDC 2015 for the feature choice). Seed 001 tested face normals only, which
-//! misses edge-on-edge contacts; the nine cross products are what catch them.
+//! Gregorius GDC 2015 for the feature choice). Face normals alone miss edge-on-edge
+//! contacts; the nine cross products catch them.
 //!
 //! ```text
 //! in A's frame: t = centre of B, R[i][j] = a_i · b_j

@@ -183,7 +183,7 @@ impl Shape {
             }
             Shape::Cuboid { half_extents } => {
                 // m = ρ·w·h·d; about the centre I = m/12·(h² + d², w² + d², w² + h²),
-                // a diagonal tensor (not seed 001's corner tensor).
+                // a diagonal tensor (about the centre, not a corner).
                 let size = 2.0 * *half_extents;
                 let mass = density * size.x * size.y * size.z;
                 let sq = size * size;

@@ -123,7 +123,7 @@ pub enum Integrator {
     /// parabola by g·h·t/2 (half a sub-step's fall per unit of time).
     #[default]
     SemiImplicitEuler,
-    /// Velocity Verlet (kick, drift, kick; seed 002): half a kick before the first sub-step's
+    /// Velocity Verlet (kick, drift, kick): half a kick before the first sub-step's
     /// drift and half after the last one, whole kicks between. Under a constant force the
     /// positions follow x₀ + v₀t + ½at² to rounding; with contacts the last half kick comes
     /// before the relax pass, so resting bodies end the step at rest.
@@ -159,7 +159,7 @@ pub struct WorldSettings {
     /// The integrator.
     pub integrator: Integrator,
     /// Lock every dynamic body to the x–y plane and to turning about z (2D worlds, like
-    /// seeds 000 and 004; Jolt's Plane2D): [`Locks::PLANAR`](super::Locks::PLANAR) added to
+    /// as Jolt's Plane2D): [`Locks::PLANAR`](super::Locks::PLANAR) added to
     /// each body's own.
     pub planar: bool,
     /// Reuse a contact's manifold while its pair has barely moved (see

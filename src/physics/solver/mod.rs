@@ -35,109 +35,32 @@
 //! weight W sinks W·K_ii/ω². Separated points (C > 0) are speculative: b = C/h lets them
 //! close exactly the gap, and they are rigid (γ = 0).
 //!
-//! **The manifold's points are solved together** ([`block`]): the up to four normal
-//! impulses of one contact solve (K + Γ)Δλ = −(J·v + b) − Γλ with λ + Δλ ≥ 0, K = J·M⁻¹·Jᵀ
-//! the 4×4 effective mass matrix. One Gauss–Seidel sweep over the points instead gives the
-//! first point more than its share; in an aligned stack that imbalance turns every cube a
-//! little, the friction answers, and the stack walks sideways (measured: a 20-cube stack's
-//! bottom cube slid 1.2 mm in the first second with a sweep, under 0.01 mm with the
-//! block). The relax pass solves the rigid block (Γ = ε·diag K, ε = 10⁻⁴: four coplanar
-//! points leave K singular, and the regularisation picks the smallest impulses without
-//! a measurable give). The block is solved exactly when every point pushes (a resting face:
-//! one substitution with a factorisation cached for the step); when a point lifts off or
-//! joins, two projected Gauss–Seidel sweeps over the block take its place for that pass
-//! (`block.rs`), and the sub-steps carry on from there as they do for any other row.
-//! Single-point manifolds (spheres) are one row: Δλ = r/A₀₀.
+//! The parts, each argued with measurements in `docs/design/solver.md`:
 //!
-//! **Friction comes first in the biased pass and last in the relax pass.** Friction solved
-//! after the biased normal block answers the push-out velocity as well as the real motion;
-//! the impulses it accumulates that way are warm-started into the next sub-step as if they
-//! were load, and a light body squeezed under a heavy one rocks on them (a 100 kg cube on a
-//! 1 kg cube jittered at 0.2 m/s; Rapier keeps friction out of its biased pass for the same
-//! reason). Solved before the block, it only sees gravity, forces and the carried-over
-//! impulses; the relax pass then removes any sliding the push-out left. Where a contact
-//! *sticks* (its friction impulses use at most
-//! [`STICKING_FRACTION`](super::constants::STICKING_FRACTION) of their Coulomb limits, or it
-//! carries no load and no friction at all) the biased pass skips its friction rows, a lane
-//! group at a time when all four lanes stick: what they would answer there is the kick and
-//! the warm start, which undo each other up to what the relax pass left. Rapier 0.36 leaves
-//! friction out of its biased pass altogether; here contacts that slide or are about to keep
-//! both solves (skipping them too let a crate slide off the swinging bridge scene). The
-//! resting wall pyramids skip it in 84 % (base 20) and 81 % (base 40) of their lane groups.
-//!
-//! **Friction acts on the whole manifold** (as Rapier's and Bepu's contact constraints):
-//! the two tangent directions at the manifold's centre, solved together with their 2×2
-//! mass matrix and bounded by μ·Σλ_n, and a twist about the normal bounded by μ·Σλ_i·d_i
-//! (d_i: each point's distance from the centre across the normal, so a box spinning on its
-//! corners slows at the rate per-point Coulomb friction gives). Three rows per manifold
-//! instead of two per point made the pyramids' steps 10–18 % faster with the tops moving no
-//! more (docs/performance.md, seventh round). The two tangents are solved together:
-//! solving them one after the other leaves a residual along the other direction when the
-//! body's inertia couples them, and iterating that residual pumps energy into tall
-//! stacks.
-//!
-//! **Lever arms are anchored** (see `world/solve.rs`): a contact point keeps the arms it was
-//! first solved with while the narrow phase still finds it within a small reach of them.
-//! Re-deriving them every step from the clipped geometry lets a resting soft contact follow
-//! its body's tilt with a one-step lag; in a tall stack the weight above then shifts over
-//! supports that stay put, and below ~30 Hz contacts this geometric feedback exceeds the
-//! contacts' rotational stiffness: the stack buckles. Measured on 20 unit cubes at 30 Hz,
-//! the lean doubled every 1.07 s, exactly the growth rate of the linearised column of 19
-//! springy joints (k = ω²/K_ii per corner) under its own weight. With anchored arms the
-//! same stack leans less than a millimetre in a minute. The narrow phase still measures the
-//! separation every step, so nothing sinks or passes through.
-//!
-//! **Mass ratios get finer sub-steps** (see [`substeps_for_mass_ratio`]): a contact is a
-//! spring relative to the *lighter* body (k = ω²/K_ii), so a light body under a heavy one
-//! sinks by the mass ratio times the usual depth, and a stiffer spring than the sub-step can
-//! resolve rocks. An island whose touching bodies differ in mass by more than
-//! [`MASS_RATIO_FREE`](super::constants::MASS_RATIO_FREE) is solved with more sub-steps and
-//! contacts stiffer in proportion, so the depth of a heavy body on a light one stays about
-//! what equal masses give. Jointed bodies count as touching: the joints of a light body
-//! between heavy ones are solved one after another, each undoing part of what the last
-//! gave it, and at the base count a half-milligram body on a rope and a ball joint to
-//! bodies a hundred and two thousand times heavier pumped them to the speed cap, where
-//! twice the sub-steps keep its energy level
-//! (`tests/corpus/joints/locked_microgram_rope_cone_energy.ron`). Other islands keep the
-//! base count and cost nothing extra.
-//!
-//! The separation is tracked during the step without re-running collision: each body
-//! accumulates its displacement Δx and rotation Δq, and the contact's two material points
-//! are moved with them. Impulse arms follow the bodies' translation. Each body's impulses
-//! act at its own anchored point; the two anchors of a point sit at most twice the anchoring
-//! reach apart (a quarter of the smaller shape's feature size: 12.5 cm on unit cubes), so
-//! linear momentum is conserved exactly and angular momentum up to that distance × impulse.
-//! The reach is a trade: a small one (it was 2 cm, about 2° of turning on a unit cube)
-//! re-derives the arms of a slowly leaning column often enough to bring the buckling back,
-//! and 16-cube columns of offset cubes toppled where Rapier's stand
-//! (`tests/suite/physics_stability.rs`); much larger and a sliding or tumbling body acts through
-//! arms that are visibly stale. A single shared point (the anchors' midpoint) would be
-//! exact but moves with the bodies' relative motion, which is the buckling feedback again
-//! (measured: the 20-stack fell at 12 s with a shared midpoint, held with separate anchors).
-//!
-//! **Isotropic inertia.** A cube's or a sphere's inverse inertia is a multiple of the
-//! identity in every frame (`Body::world_inv_inertia` returns it unrotated), and a lane
-//! group whose eight bodies all have one turns an impulse by three products instead of a
-//! symmetric 3×3 product (`ConstraintLanes::turn_a`), the same value.
-//!
-//! **Colours and lanes.** The constraints are coloured so that no two of a colour move the
-//! same body ([`graph_colour`]), taking them from the lowest up so that a body's supports
-//! are solved before what it carries, and each colour is solved four constraints at a
-//! time, one per SIMD lane ([`lanes`], [`simd`]). Lanes never share a movable body, so the
-//! result is what solving the colour's constraints one by one gives, bit for bit.
-//!
-//! **Size.** Nothing in the solver has a length scale: the soft contact is set by a
-//! frequency, so a resting contact sinks by W·K_ii/ω², a depth set by gravity and the
-//! frequency alone (a body's weight W and its K_ii scale inversely). A stack of three 1 cm
-//! cubes sinks exactly as far as a stack of three 1 m cubes (0.94 mm at 45 Hz), which is
-//! 0.03 % of the 1 m stack and 3 % of each 1 cm cube: tiny bodies visibly overlap a fraction
-//! of a millimetre, as in Box2D and Rapier. The length scales live elsewhere and are either
-//! relative to size or absolute and tested from 1 cm to 100 m
-//! (`tests/suite/physics_stability.rs`): the anchoring reach (¼ feature size), the sleep
-//! thresholds (`island::sleep_tolerances`), the speculative margin (absolute 2 cm, harmless
-//! on small bodies because the plane, box and hull manifolds only take points from the
-//! support face) and the narrow phase's SAT tolerance (2.5 mm absolute plus 5–10 % of the
-//! penetration; it only chooses between face and edge contacts).
+//! - **The manifold's points are solved together** ([`block`]): the up to four normal
+//!   impulses of a contact as one small complementarity problem (a sweep over the points
+//!   walks an aligned stack sideways); the relax pass solves the rigid block, regularised by
+//!   ε = 10⁻⁴ of K's diagonal.
+//! - **Friction comes first in the biased pass and last in the relax pass**, and contacts that
+//!   stick (their friction within [`STICKING_FRACTION`](super::constants::STICKING_FRACTION)
+//!   of the Coulomb limit) skip it in the biased pass: friction that answers the push-out
+//!   velocity rocks a light body under a heavy one.
+//! - **Friction acts on the whole manifold**: two tangent rows at its centre solved together
+//!   and a twist about the normal, bounded by μ·Σλ_n and μ·Σλ_i·d_i.
+//! - **Lever arms are anchored** (`world/solve.rs`): a point keeps the arms it was first
+//!   solved with while it stays within a reach of a quarter of the feature size; re-derived
+//!   arms make tall stacks buckle below ~30 Hz contacts.
+//! - **Mass ratios get finer sub-steps** ([`substeps_for_mass_ratio`]): islands whose bodies
+//!   differ by more than [`MASS_RATIO_FREE`](super::constants::MASS_RATIO_FREE) in mass
+//!   (jointed bodies included) get more sub-steps and stiffer contacts in proportion.
+//! - **Isotropic inertia**: bodies whose inverse inertia is a multiple of the identity turn
+//!   an impulse with three products instead of a 3×3 one (`ConstraintLanes::turn_a`).
+//! - **Colours and lanes**: constraints coloured so that no two of a colour move the same body
+//!   ([`graph_colour`]), lowest first, each colour solved four at a time in SIMD lanes
+//!   ([`lanes`], [`simd`]), bit for bit what one by one gives.
+//! - **No length scale**: a resting contact sinks W·K_ii/ω² whatever the body's size; the
+//!   length scales (anchoring reach, sleep thresholds, speculative margin, SAT tolerance) live
+//!   elsewhere and are tested from 1 cm to 100 m.
 
 mod block;
 mod body;

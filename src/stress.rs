@@ -169,8 +169,8 @@ mod tests {
         // box of 2s × 1.6s × 2.4s = 7.68 s³ ≤ 0.70 m³, so at most 840 m³ in the 12 m × 12 m
         // arena; at a packing of a half that is at most 11.7 m of pile, and the drops start
         // at most DROP_HEIGHT + 1 m above it; 3 m more leave room for the moves to a free
-        // spot (measured: the highest body peaks at 12.3 m). Spawned 2.5 m above the batch
-        // before (the old rule), the highest body was 750 m up after 300 steps.
+        // spot (measured: the highest body peaks at 12.3 m). Bodies spawned 2.5 m above the
+        // previous batch instead climb on each other: 750 m up after 300 steps.
         let tops = tops(300);
         let highest = tops.iter().copied().fold(0.0f32, f32::max);
         assert!(

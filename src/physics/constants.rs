@@ -47,9 +47,9 @@ pub const CONTACT_MATCH_DISTANCE: f32 = 4.0 * LINEAR_SLOP;
 /// How far, as a fraction of the smaller shape's feature size, a contact point may drift from
 /// the lever arms it was anchored with before the solver takes fresh ones, unitless (see
 /// `world/solve.rs`). A quarter keeps a unit cube's arms through about 10° of turning. Tall
-/// columns of offset cubes need that much: with the old absolute cap of 2 cm (4 × linear
-/// slop, about 2° on a unit cube) each re-anchoring fed a column's lean back into its
-/// supports, and 16-cube columns of pile4000 toppled over the walls (90 cubes escaped).
+/// columns of offset cubes need that much: with a cap of 2 cm (4 × linear slop, about 2° on
+/// a unit cube) each re-anchoring feeds a column's lean back into its supports, and
+/// 16-cube columns topple (docs/design/solver.md, "Lever arms are anchored").
 pub const ANCHOR_REACH_FRACTION: f32 = 0.25;
 
 /// Default number of sub-steps per step. Four sub-steps of a 60 Hz step give a 240 Hz

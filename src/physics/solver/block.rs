@@ -15,11 +15,10 @@
 //! The exact solve of the common case is what keeps a resting face's points loaded evenly
 //! (one Gauss–Seidel sweep gives the first point more than its share, and an aligned stack
 //! walks; see the solver's module notes). When a point lifts, the exact answer needs
-//! principal pivoting over subsets of the points, a factorisation of each: that was a third
-//! of the solver's time in a pile of cubes, where a third of the manifolds have a point
-//! lifting at any time. Two sweeps there, carried on by the warm start and the sub-steps
-//! like every other engine's rows, keep every stability test where the exact solve had it
-//! (docs/performance.md, eighth round).
+//! principal pivoting over subsets of the points, a factorisation of each: a third of the
+//! solver's time in a pile of cubes, where a third of the manifolds have a point lifting at
+//! any time. Two sweeps there, carried on by the warm start and the sub-steps like every
+//! other engine's rows, keep every stability test where the exact solve has it.
 
 use super::simd::f32x4;
 use crate::physics::narrow_phase::MAX_MANIFOLD_POINTS;

@@ -370,7 +370,7 @@ pub fn bench(
         scene
             .world
             .set_broad_phase(kind)
-            .map_err(CliError::BadInput)?;
+            .map_err(|e| CliError::BadInput(e.to_string()))?;
     }
     time_steps(&mut scene, path, steps, warmup, csv)
 }

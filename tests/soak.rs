@@ -12,8 +12,8 @@ use std::sync::atomic::{AtomicIsize, Ordering};
 
 use impulse::physics::shape::ConvexHull;
 use impulse::physics::{
-    BodyDef, BodyError, BodyHandle, BodyType, ColliderDef, ColliderHandle, Quat, Shape, Vec3,
-    World, WorldSettings,
+    BodyDef, BodyError, BodyHandle, BodyType, ColliderDef, ColliderError, ColliderHandle, Quat,
+    Shape, Vec3, World, WorldSettings,
 };
 
 /// Counts the bytes the whole process holds on the heap.
@@ -150,17 +150,21 @@ fn check_stale(
             world.set_linear_velocity(h, Vec3::ZERO),
             Err(BodyError::StaleBody)
         );
-        assert!(!world.apply_impulse(h, Vec3::Y));
-        assert!(!world.wake_body(h));
+        assert_eq!(world.apply_impulse(h, Vec3::Y), Err(BodyError::StaleBody));
+        assert_eq!(world.wake_body(h), Err(BodyError::StaleBody));
         assert!(world
             .add_collider(h, ColliderDef::new(Shape::sphere(0.5)))
             .is_err());
-        assert!(!world.remove_body(h), "stale {h:?} removed twice");
+        assert_eq!(
+            world.remove_body(h),
+            Err(BodyError::StaleBody),
+            "stale {h:?} removed twice"
+        );
     }
     for &c in colliders.iter().flatten() {
         assert!(world.collider(c).is_none(), "stale {c:?} still reads");
         assert!(world.collider_body(c).is_none());
-        assert!(!world.remove_collider(c));
+        assert_eq!(world.remove_collider(c), Err(ColliderError::StaleCollider));
     }
 }
 
@@ -207,7 +211,7 @@ fn soak(plan: Soak) {
             alive.push(spawn(&mut world, &mut rng, &pyramid));
             if alive.len() > plan.budget {
                 let victim = alive.swap_remove(rng.below(alive.len()));
-                assert!(world.remove_body(victim));
+                assert_eq!(world.remove_body(victim), Ok(()));
                 stale_bodies[removed_bodies % STALE_KEPT] = Some(victim);
                 removed_bodies += 1;
             }
@@ -218,7 +222,7 @@ fn soak(plan: Soak) {
                 spare_colliders.extend(world.body_colliders(body));
                 if spare_colliders.len() > 1 {
                     let c = spare_colliders[rng.below(spare_colliders.len())];
-                    assert!(world.remove_collider(c));
+                    assert_eq!(world.remove_collider(c), Ok(()));
                     stale_colliders[removed_colliders % STALE_KEPT] = Some(c);
                     removed_colliders += 1;
                 }

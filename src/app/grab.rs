@@ -152,14 +152,14 @@ pub fn apply_grab(world: &mut World, grab: &Grab, h: f32) -> bool {
     };
     let gravity = world.settings().gravity.length();
     let impulse = grab_impulse(&held, point, grab.target, h, gravity);
-    world.wake_body(grab.body);
-    // Refused only for velocities no body can have (the step caps them below the limits):
-    // the grab lets go rather than push a value the world refused.
+    // Refused only for a body gone, or velocities no body can have (the step caps them below
+    // the limits): the grab lets go rather than push a value the world refused.
     world
-        .set_linear_velocity(grab.body, held.linear_velocity)
+        .wake_body(grab.body)
+        .and_then(|()| world.set_linear_velocity(grab.body, held.linear_velocity))
         .and_then(|()| world.set_angular_velocity(grab.body, held.angular_velocity))
+        .and_then(|()| world.apply_impulse_at_point(grab.body, impulse, point))
         .is_ok()
-        && world.apply_impulse_at_point(grab.body, impulse, point)
 }
 
 #[cfg(test)]

@@ -168,7 +168,7 @@ impl Sandbox {
     /// Removes a joint (its bodies wake).
     pub fn remove_joint(&mut self, joint: JointHandle) {
         self.before_edit();
-        if self.world.remove_joint(joint) {
+        if self.world.remove_joint(joint).is_ok() {
             self.mark_edited();
         }
     }

@@ -278,7 +278,7 @@ mod tests {
         plots.sample(&earlier, 4);
         assert_eq!(plots.series[0].points.keys().last(), Some(&4));
         // A body that is gone gives no sample.
-        earlier.remove_body(ball);
+        earlier.remove_body(ball).unwrap();
         earlier.step(1.0 / 60.0);
         plots.sample(&earlier, 5);
         assert_eq!(plots.series[0].points.len(), 4);

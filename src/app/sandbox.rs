@@ -734,7 +734,10 @@ impl Sandbox {
         self.before_edit();
         self.joining = None;
         if let Some(h) = self.selected.take() {
-            self.world.remove_body(h);
+            if self.world.remove_body(h).is_err() {
+                // Gone already (a rewind, a reload): nothing to delete.
+                return;
+            }
             self.meta.remove(&h);
             if self.grab.is_some_and(|g| g.body == h) {
                 self.grab = None;

@@ -25,7 +25,7 @@ pub mod world;
 
 pub use body::{Body, BodyDef, BodyType, Locks};
 pub use collider::{Collider, ColliderDef};
-pub use joint::{Cone, Joint, JointDef, JointHandle, JointKind, Limits, Motor};
+pub use joint::{Cone, Joint, JointDef, JointError, JointHandle, JointKind, Limits, Motor};
 pub use math::{Isometry, Quat, Vec3};
 pub use query::RayHit;
 pub use shape::Shape;
@@ -33,5 +33,6 @@ pub use shape_cast::ShapeHit;
 pub use world::bodies::{BodyError, ColliderError};
 pub use world::{
     BodyHandle, BroadPhaseKind, ColliderHandle, ContactBegin, ContactEvents, ContactPair,
-    Integrator, World, WorldSettings, QUADTREE_MAX_CAPACITY, QUADTREE_MAX_DEPTH_LIMIT,
+    Integrator, SettingsError, World, WorldSettings, QUADTREE_MAX_CAPACITY,
+    QUADTREE_MAX_DEPTH_LIMIT,
 };

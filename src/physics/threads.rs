@@ -13,6 +13,7 @@
 //! (`tests/allocation.rs`). Without the feature every world steps on the calling thread
 //! whatever its worker count.
 
+use super::world::SettingsError;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The most workers a world takes ([`World::set_workers`](super::World::set_workers)).
@@ -37,18 +38,20 @@ pub fn hardware_threads() -> usize {
 
 /// Sets the worker count of every world made from now on in this process (the command
 /// line's `--threads N`), 1 to [`MAX_WORKERS`].
-pub fn set_default_workers(workers: usize) -> Result<(), String> {
+pub fn set_default_workers(workers: usize) -> Result<(), SettingsError> {
     check_workers(workers)?;
     DEFAULT_WORKERS.store(workers, Ordering::Relaxed);
     Ok(())
 }
 
 /// `Ok` for 1 to [`MAX_WORKERS`] workers, else the message.
-pub(crate) fn check_workers(workers: usize) -> Result<(), String> {
+pub(crate) fn check_workers(workers: usize) -> Result<(), SettingsError> {
     if (1..=MAX_WORKERS).contains(&workers) {
         Ok(())
     } else {
-        Err(format!("workers must be 1 to {MAX_WORKERS}, got {workers}"))
+        Err(SettingsError(format!(
+            "workers must be 1 to {MAX_WORKERS}, got {workers}"
+        )))
     }
 }
 

@@ -359,7 +359,7 @@ fn joint(
     };
     def.break_force = break_force;
     def.collide = collide;
-    world.create_joint(def)?;
+    world.create_joint(def).map_err(|e| e.to_string())?;
     Ok(())
 }
 

@@ -304,7 +304,7 @@ fn a_joint_breaks_above_its_force_and_goes_with_its_body() {
         "holds {held} N of {weight}"
     );
     for _ in 0..10 {
-        assert!(w.apply_force(bob, Vec3::new(0.0, -10.0, 0.0)));
+        assert!(w.apply_force(bob, Vec3::new(0.0, -10.0, 0.0)).is_ok());
         w.step(DT);
     }
     let held = w.joint(joint).map(|j| j.force());
@@ -312,7 +312,7 @@ fn a_joint_breaks_above_its_force_and_goes_with_its_body() {
         held.is_some_and(|f| (f - weight - 10.0).abs() < 0.1),
         "holds {held:?} N"
     );
-    assert!(w.apply_force(bob, Vec3::new(0.0, -20.0, 0.0)));
+    assert!(w.apply_force(bob, Vec3::new(0.0, -20.0, 0.0)).is_ok());
     w.step(DT);
     assert!(w.joint(joint).is_none(), "it broke");
     assert_eq!(w.broken_joints().len(), 1);
@@ -325,6 +325,7 @@ fn a_joint_breaks_above_its_force_and_goes_with_its_body() {
     assert!(w
         .create_joint(bad)
         .unwrap_err()
+        .to_string()
         .contains("two different bodies"));
     let fixed = w.create_body(BodyDef {
         body_type: impulse::physics::BodyType::Static,
@@ -335,6 +336,7 @@ fn a_joint_breaks_above_its_force_and_goes_with_its_body() {
     assert!(w
         .create_joint(JointDef::spherical(&w, fixed, None, Vec3::ZERO))
         .unwrap_err()
+        .to_string()
         .contains("dynamic"));
     let kept = w
         .create_joint(JointDef::spherical(
@@ -344,7 +346,7 @@ fn a_joint_breaks_above_its_force_and_goes_with_its_body() {
             Vec3::new(1.5, 5.0, 0.0),
         ))
         .unwrap();
-    w.remove_body(bob);
+    w.remove_body(bob).unwrap();
     assert!(w.joint(kept).is_none(), "removed with its body");
 }
 
@@ -785,7 +787,7 @@ fn a_joint_keeps_only_its_own_pair_from_colliding() {
     let mut free = vec![key(a, c), key(b, d), key(a, d), key(b, c)];
     free.sort();
     assert_eq!(pairs(&w), free);
-    w.remove_joint(ab);
+    w.remove_joint(ab).unwrap();
     w.step(DT);
     free.push(key(a, b));
     free.sort();
@@ -845,7 +847,7 @@ fn jointed_bodies_collide_only_when_the_joint_says_so() {
             assert!(pushed > 1.0e-3, "the contact pushed nothing: {pushed}");
         } else {
             assert_eq!(moving, 0.0, "nothing may push them");
-            w.remove_joint(joint);
+            w.remove_joint(joint).unwrap();
             w.step(DT);
             assert_eq!(w.contacts().count(), 1, "the pair collides again");
             let apart =

@@ -70,7 +70,7 @@ fn ray_cast_finds_the_closest_body() {
     assert!((hit.distance - 6.5).abs() < 1e-4);
     assert!((hit.normal - Vec3::Z).length() < 1e-5);
     // Remove it: now the sphere, its surface at z = −2.5, 12.5 m away.
-    world.remove_body(near);
+    world.remove_body(near).unwrap();
     let hit = world
         .ray_cast(Vec3::new(0.0, 0.5, 10.0), -Vec3::Z, 100.0)
         .expect("hit");
@@ -172,7 +172,7 @@ fn compound_body_mass_uses_parallel_axis() {
     assert!((i.x_axis.x - 2.0 / 6.0).abs() < 1e-4);
     // Off-centre compound: remove one cube, the centre moves to the other.
     let first = world.body_colliders(body).next().unwrap();
-    world.remove_collider(first);
+    world.remove_collider(first).unwrap();
     let b = world.body(body).unwrap();
     assert!((b.mass() - 1.0).abs() < 1e-5);
     assert!((b.local_center_of_mass() - Vec3::new(1.0, 0.0, 0.0)).length() < 1e-5);

@@ -86,8 +86,8 @@ fn an_overflowing_force_freezes_that_body_alone() {
         reference.step(1.0 / 60.0);
     }
     let a_before = world.body(a).unwrap().position();
-    assert!(world.apply_force(a, Vec3::new(f32::MAX, 0.0, 0.0)));
-    assert!(world.apply_force(a, Vec3::new(f32::MAX, 0.0, 0.0)));
+    assert!(world.apply_force(a, Vec3::new(f32::MAX, 0.0, 0.0)).is_ok());
+    assert!(world.apply_force(a, Vec3::new(f32::MAX, 0.0, 0.0)).is_ok());
     world.step(1.0 / 60.0);
     reference.step(1.0 / 60.0);
     assert_eq!(world.frozen_bodies(), &[a]);

@@ -203,7 +203,7 @@ fn worker_counts_outside_the_limits_are_refused_by_name() {
     let default = world.workers();
     assert!(default >= 1);
     for bad in [0, threads::MAX_WORKERS + 1] {
-        let e = world.set_workers(bad).expect_err("refused");
+        let e = world.set_workers(bad).expect_err("refused").to_string();
         assert!(e.contains("workers") && e.contains(&bad.to_string()), "{e}");
         assert_eq!(world.workers(), default, "a refused count changes nothing");
     }

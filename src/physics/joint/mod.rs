@@ -343,27 +343,54 @@ impl JointState {
     }
 }
 
+/// Why a joint could not be made or removed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum JointError {
+    /// The joint handle is stale.
+    StaleJoint,
+    /// A body handle is stale: `body_a` or `body_b`, as named.
+    StaleBody(&'static str),
+    /// The definition is unusable; the message says which field and why.
+    Invalid(String),
+}
+
+impl std::fmt::Display for JointError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            JointError::StaleJoint => write!(f, "the joint was removed"),
+            JointError::StaleBody(which) => write!(f, "{which} is not in the world"),
+            JointError::Invalid(msg) => write!(f, "{msg}"),
+        }
+    }
+}
+
+impl std::error::Error for JointError {}
+
 impl World {
     /// Adds a joint; refused, with the reason, for a stale body, a body joined to itself, a
     /// joint with no dynamic body, or numbers out of range. Both bodies wake.
-    pub fn create_joint(&mut self, def: JointDef) -> Result<JointHandle, String> {
-        def.validate()?;
+    pub fn create_joint(&mut self, def: JointDef) -> Result<JointHandle, JointError> {
+        def.validate().map_err(JointError::Invalid)?;
         let a = self
             .bodies
             .get(def.body_a)
-            .ok_or("body_a is not in the world")?;
+            .ok_or(JointError::StaleBody("body_a"))?;
         let mut dynamic = a.body_type == BodyType::Dynamic;
         if let Some(b) = def.body_b {
             if b == def.body_a {
-                return Err("a joint needs two different bodies".into());
+                return Err(JointError::Invalid(
+                    "a joint needs two different bodies".into(),
+                ));
             }
-            let b = self.bodies.get(b).ok_or("body_b is not in the world")?;
+            let b = self.bodies.get(b).ok_or(JointError::StaleBody("body_b"))?;
             dynamic |= b.body_type == BodyType::Dynamic;
         }
         if !dynamic {
-            return Err("a joint needs a dynamic body on one side".into());
+            return Err(JointError::Invalid(
+                "a joint needs a dynamic body on one side".into(),
+            ));
         }
-        self.check_hinge_axis(&def)?;
+        self.check_hinge_axis(&def).map_err(JointError::Invalid)?;
         self.wake_body_index(def.body_a.index());
         if let Some(b) = def.body_b {
             self.wake_body_index(b.index());
@@ -425,10 +452,10 @@ impl World {
         Ok(())
     }
 
-    /// Removes a joint (its bodies wake); false if it was already gone.
-    pub fn remove_joint(&mut self, handle: JointHandle) -> bool {
+    /// Removes a joint (its bodies wake).
+    pub fn remove_joint(&mut self, handle: JointHandle) -> Result<(), JointError> {
         let Some(joint) = self.joints.remove(handle) else {
-            return false;
+            return Err(JointError::StaleJoint);
         };
         self.wake_body_index(joint.def.body_a.index());
         if let Some(b) = joint.def.body_b {
@@ -439,7 +466,7 @@ impl World {
                 self.count_joint_without_contact(&joint.def, -1);
             }
         }
-        true
+        Ok(())
     }
 
     /// A joint, if it is still there.
@@ -538,7 +565,8 @@ impl World {
             .map(|(h, _)| h)
             .collect();
         for h in gone {
-            self.remove_joint(h);
+            // Found in the list just above, so each is there to remove.
+            let _ = self.remove_joint(h);
         }
     }
 }

@@ -659,7 +659,8 @@ impl World {
             if let Some(limit) = joint.def.break_force {
                 if joint.force > limit {
                     let def = joint.def;
-                    self.remove_joint(handle);
+                    // The joint just read: it is there to remove.
+                    let _ = self.remove_joint(handle);
                     self.broken_joints.push(def);
                 }
             }

@@ -1,7 +1,11 @@
 //! Creating, removing, reading and changing bodies and colliders.
 //!
 //! Every call takes a handle; a stale handle (its object was removed) finds nothing:
-//! getters return `None`, setters return `false`, and no other object is ever touched.
+//! getters return `None`, every call that changes something returns
+//! `Err(BodyError::StaleBody)` (or `ColliderError::StaleCollider`), and no other object is
+//! ever touched. Every fallible call returns `Result<_, E>`, one error type per concern:
+//! [`BodyError`], [`ColliderError`], [`JointError`](crate::physics::JointError),
+//! [`SettingsError`](crate::physics::SettingsError).
 //! Every change that moves a body or pushes it wakes it (and its sleeping island).
 
 use std::fmt;
@@ -61,6 +65,17 @@ impl fmt::Display for BodyError {
 }
 
 impl std::error::Error for BodyError {}
+
+/// `Ok` for a finite vector, else the error naming `field`.
+fn finite(field: &str, v: Vec3) -> Result<(), BodyError> {
+    if is_finite_vec(v) {
+        Ok(())
+    } else {
+        Err(BodyError::Invalid(format!(
+            "{field} must be finite, got {v}"
+        )))
+    }
+}
 
 /// A collider of a dynamic body must give a mass and an inertia the solver can invert: each a
 /// normal positive float whose inverse is normal too (a density of 1e-40 gives an infinite
@@ -129,7 +144,8 @@ impl World {
             match self.add_collider(handle, collider.clone()) {
                 Ok(h) => handles.push(h),
                 Err(e) => {
-                    self.remove_body(handle);
+                    // Made just above, so it is there to remove.
+                    let _ = self.remove_body(handle);
                     return Err(match e {
                         ColliderError::Invalid(m) => {
                             ColliderError::Invalid(format!("collider {i}: {m}"))
@@ -197,17 +213,16 @@ impl World {
         Ok(handle)
     }
 
-    /// Removes a body with its colliders and contacts. Bodies it touched wake up.
-    /// Returns false for a stale handle.
-    pub fn remove_body(&mut self, handle: BodyHandle) -> bool {
+    /// Removes a body with its colliders, joints and contacts. Bodies it touched wake up.
+    pub fn remove_body(&mut self, handle: BodyHandle) -> Result<(), BodyError> {
         if self.bodies.get(handle).is_none() {
-            return false;
+            return Err(BodyError::StaleBody);
         }
         let index = handle.index();
         self.remove_joints_of(index);
         self.detach_contacts(index);
         let Some(body) = self.bodies.remove(handle) else {
-            return false;
+            return Err(BodyError::StaleBody);
         };
         for &ci in &body.colliders {
             if let Some(handle) = self.colliders.handle_at(ci) {
@@ -216,27 +231,27 @@ impl World {
                 }
             }
         }
-        true
+        Ok(())
     }
 
     /// Removes one collider; its body's mass is recomputed and what it touched wakes up.
-    pub fn remove_collider(&mut self, handle: ColliderHandle) -> bool {
+    pub fn remove_collider(&mut self, handle: ColliderHandle) -> Result<(), ColliderError> {
         let Some(collider) = self.colliders.get(handle) else {
-            return false;
+            return Err(ColliderError::StaleCollider);
         };
         let body = collider.body;
         self.wake_touching(body);
         self.wake_body_index(body);
         self.destroy_collider_contacts(handle.index());
         let Some(collider) = self.colliders.remove(handle) else {
-            return false;
+            return Err(ColliderError::StaleCollider);
         };
         self.broad_phase.destroy_proxy(collider.proxy);
         if let Some(b) = self.bodies.at_mut(body) {
             b.colliders.retain(|&c| c != handle.index());
         }
         self.update_mass(body);
-        true
+        Ok(())
     }
 
     /// Wakes a body and everything it touches, then destroys its contacts (before the body
@@ -385,10 +400,6 @@ impl World {
     }
 
     /// Runs `f` on a live non-static body, then wakes it. False for stale or static bodies.
-    fn with_moving_body(&mut self, handle: BodyHandle, f: impl FnOnce(&mut Body)) -> bool {
-        self.change_moving_body(handle, f).is_ok()
-    }
-
     /// Runs `f` on a live non-static body, then wakes it; the reason when it cannot.
     fn change_moving_body(
         &mut self,
@@ -439,29 +450,36 @@ impl World {
     }
 
     /// Adds a force through the centre of mass for the next step, N.
-    pub fn apply_force(&mut self, handle: BodyHandle, force: Vec3) -> bool {
-        is_finite_vec(force) && self.with_moving_body(handle, |b| b.force += force)
+    pub fn apply_force(&mut self, handle: BodyHandle, force: Vec3) -> Result<(), BodyError> {
+        finite("force", force)?;
+        self.change_moving_body(handle, |b| b.force += force)
     }
 
     /// Adds a force at a world point (also a torque (p − c) × F) for the next step.
-    pub fn apply_force_at_point(&mut self, handle: BodyHandle, force: Vec3, point: Vec3) -> bool {
-        is_finite_vec(force)
-            && is_finite_vec(point)
-            && self.with_moving_body(handle, |b| {
-                b.force += force;
-                b.torque += (point - b.center).cross(force);
-            })
+    pub fn apply_force_at_point(
+        &mut self,
+        handle: BodyHandle,
+        force: Vec3,
+        point: Vec3,
+    ) -> Result<(), BodyError> {
+        finite("force", force)?;
+        finite("point", point)?;
+        self.change_moving_body(handle, |b| {
+            b.force += force;
+            b.torque += (point - b.center).cross(force);
+        })
     }
 
     /// Adds a torque for the next step, N·m.
-    pub fn apply_torque(&mut self, handle: BodyHandle, torque: Vec3) -> bool {
-        is_finite_vec(torque) && self.with_moving_body(handle, |b| b.torque += torque)
+    pub fn apply_torque(&mut self, handle: BodyHandle, torque: Vec3) -> Result<(), BodyError> {
+        finite("torque", torque)?;
+        self.change_moving_body(handle, |b| b.torque += torque)
     }
 
     /// Changes the velocity at once by impulse / mass, N·s.
-    pub fn apply_impulse(&mut self, handle: BodyHandle, impulse: Vec3) -> bool {
-        is_finite_vec(impulse)
-            && self.with_moving_body(handle, |b| b.linear_velocity += impulse * b.inv_mass)
+    pub fn apply_impulse(&mut self, handle: BodyHandle, impulse: Vec3) -> Result<(), BodyError> {
+        finite("impulse", impulse)?;
+        self.change_moving_body(handle, |b| b.linear_velocity += impulse * b.inv_mass)
     }
 
     /// An impulse at a world point: Δv = P/m, Δω = I⁻¹·((p − c) × P).
@@ -470,22 +488,22 @@ impl World {
         handle: BodyHandle,
         impulse: Vec3,
         point: Vec3,
-    ) -> bool {
-        is_finite_vec(impulse)
-            && is_finite_vec(point)
-            && self.with_moving_body(handle, |b| {
-                b.linear_velocity += impulse * b.inv_mass;
-                b.angular_velocity += b.world_inv_inertia() * (point - b.center).cross(impulse);
-            })
+    ) -> Result<(), BodyError> {
+        finite("impulse", impulse)?;
+        finite("point", point)?;
+        self.change_moving_body(handle, |b| {
+            b.linear_velocity += impulse * b.inv_mass;
+            b.angular_velocity += b.world_inv_inertia() * (point - b.center).cross(impulse);
+        })
     }
 
     /// Wakes a body (and its island).
-    pub fn wake_body(&mut self, handle: BodyHandle) -> bool {
+    pub fn wake_body(&mut self, handle: BodyHandle) -> Result<(), BodyError> {
         if self.bodies.get(handle).is_none() {
-            return false;
+            return Err(BodyError::StaleBody);
         }
         self.wake_body_index(handle.index());
-        true
+        Ok(())
     }
 
     /// Sets linear and angular damping, 1/s.

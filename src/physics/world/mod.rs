@@ -130,6 +130,19 @@ pub enum Integrator {
     Verlet,
 }
 
+/// Why a setting (the world's settings, its broad phase, its worker count) was refused: the
+/// message names the field and the range it must be in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SettingsError(pub String);
+
+impl std::fmt::Display for SettingsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+impl std::error::Error for SettingsError {}
+
 /// Global settings of a world. Every field has a default (see `constants.rs` for why).
 #[derive(Clone, Debug, PartialEq)]
 pub struct WorldSettings {
@@ -471,8 +484,8 @@ impl World {
 
     /// Changes the settings (refused, with the reason, when [`WorldSettings::validate`]
     /// refuses them); a new broad phase kind is switched to at once.
-    pub fn set_settings(&mut self, settings: WorldSettings) -> Result<(), String> {
-        settings.validate()?;
+    pub fn set_settings(&mut self, settings: WorldSettings) -> Result<(), SettingsError> {
+        settings.validate().map_err(SettingsError)?;
         let new_broad_phase = settings.broad_phase != self.settings.broad_phase;
         let stop_sleeping = self.settings.enable_sleeping && !settings.enable_sleeping;
         self.settings = settings;
@@ -495,8 +508,8 @@ impl World {
     /// pairs, the contacts and what follows are exactly as if nothing had changed (every
     /// broad phase reports the same pairs in the same order). Refused, with the reason, when
     /// the kind's parameters are out of range.
-    pub fn set_broad_phase(&mut self, kind: BroadPhaseKind) -> Result<(), String> {
-        kind.validate()?;
+    pub fn set_broad_phase(&mut self, kind: BroadPhaseKind) -> Result<(), SettingsError> {
+        kind.validate().map_err(SettingsError)?;
         if kind == self.settings.broad_phase {
             return Ok(());
         }

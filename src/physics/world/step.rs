@@ -37,7 +37,7 @@ impl World {
 
     /// Sets [`World::workers`], 1 to [`MAX_WORKERS`](crate::physics::threads::MAX_WORKERS). The
     /// state after every step is the same at any count; only the time taken changes.
-    pub fn set_workers(&mut self, workers: usize) -> Result<(), String> {
+    pub fn set_workers(&mut self, workers: usize) -> Result<(), super::SettingsError> {
         crate::physics::threads::check_workers(workers)?;
         self.workers = workers;
         Ok(())

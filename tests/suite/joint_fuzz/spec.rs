@@ -223,7 +223,7 @@ pub(super) fn build(spec: &WorldSpec) -> Built {
                 collide: j.collide,
                 ..def
             };
-            world.create_joint(def)
+            world.create_joint(def).map_err(|e| e.to_string())
         });
         if let Err(e) = made {
             refused.push((i, e));

@@ -302,17 +302,28 @@ fn widget(state: &serde_json::Value, name: &str, along: f32) -> (f32, f32) {
 /// A 2 m cube straight ahead of the camera, filling the middle of the view, on a plane; in
 /// a file of the test's own (`name`), since the app reloads a file that changes on disk.
 fn box_scene(name: &str) -> PathBuf {
+    scene_with(
+        name,
+        r#"(name: "box", position: (0.0, 1.0, 0.0),
+            colliders: [(shape: Cuboid(half_extents: (1.0, 1.0, 1.0)))])"#,
+    )
+}
+
+/// A scene of the test's own (`name`): the camera at (0, 3, 10) looking at (0, 1, 0), a
+/// ground plane, and `body` (a scene file's body entry) as the second body.
+fn scene_with(name: &str, body: &str) -> PathBuf {
     let scene = script_dir().join(format!("{name}-scene.ron"));
     std::fs::write(
         &scene,
-        r#"Scene(
+        format!(
+            r#"Scene(
             camera: (eye: (0.0, 3.0, 10.0), target: (0.0, 1.0, 0.0), fov_deg: 45.0),
             bodies: [
                 (name: "ground", kind: Static, colliders: [(shape: Plane(normal: (0.0, 1.0, 0.0)))]),
-                (name: "box", position: (0.0, 1.0, 0.0),
-                 colliders: [(shape: Cuboid(half_extents: (1.0, 1.0, 1.0)))]),
+                {body},
             ],
-        )"#,
+        )"#
+        ),
     )
     .unwrap();
     scene
@@ -878,20 +889,11 @@ fn the_camera_follows_the_selected_body() {
     // A ball rolling along +x at 2 m/s (spinning to match); selected and followed from
     // about frame 9, the camera's target moves with it by the same 1.7 m or so by frame 60,
     // along x only.
-    let scene = script_dir().join("follow-scene.ron");
-    std::fs::write(
-        &scene,
-        r#"Scene(
-            camera: (eye: (0.0, 3.0, 10.0), target: (0.0, 1.0, 0.0), fov_deg: 45.0),
-            bodies: [
-                (name: "ground", kind: Static, colliders: [(shape: Plane(normal: (0.0, 1.0, 0.0)))]),
-                (name: "ball", position: (0.0, 1.0, 0.0), linear_velocity: (2.0, 0.0, 0.0),
-                 angular_velocity: (0.0, 0.0, -2.0),
-                 colliders: [(shape: Sphere(radius: 1.0))]),
-            ],
-        )"#,
-    )
-    .unwrap();
+    let scene = scene_with(
+        "follow",
+        r#"(name: "ball", position: (0.0, 1.0, 0.0), linear_velocity: (2.0, 0.0, 0.0),
+            angular_velocity: (0.0, 0.0, -2.0), colliders: [(shape: Sphere(radius: 1.0))])"#,
+    );
     let Some(selected) = layout("follow", scene.to_str().unwrap(), true) else {
         return;
     };
@@ -918,19 +920,11 @@ fn a_right_click_on_a_bodys_position_plots_it() {
     // A ball thrown up at 6 m/s, selected on the first frames (paused, so it is where the
     // click lands); a right click on its position opens the plot menu, "Plot position y"
     // adds the series, and play samples it every step: its last value is the ball's height.
-    let scene = script_dir().join("plot-scene.ron");
-    std::fs::write(
-        &scene,
-        r#"Scene(
-            camera: (eye: (0.0, 3.0, 10.0), target: (0.0, 1.0, 0.0), fov_deg: 45.0),
-            bodies: [
-                (name: "ground", kind: Static, colliders: [(shape: Plane(normal: (0.0, 1.0, 0.0)))]),
-                (name: "ball", position: (0.0, 1.0, 0.0), linear_velocity: (0.0, 6.0, 0.0),
-                 colliders: [(shape: Sphere(radius: 0.5))]),
-            ],
-        )"#,
-    )
-    .unwrap();
+    let scene = scene_with(
+        "plot",
+        r#"(name: "ball", position: (0.0, 1.0, 0.0), linear_velocity: (0.0, 6.0, 0.0),
+            colliders: [(shape: Sphere(radius: 0.5))])"#,
+    );
     let Some(selected) = layout("plot", scene.to_str().unwrap(), true) else {
         return;
     };

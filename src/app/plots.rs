@@ -76,6 +76,12 @@ pub enum Quantity {
 impl Quantity {
     /// The value now, or None when its body or joint is gone.
     pub fn sample(self, world: &World) -> Option<f64> {
+        self.sample_with(world, &mut WorldSums::default())
+    }
+
+    /// [`Quantity::sample`], the world's sums taken from `sums` (computed once for all the
+    /// series sampled together).
+    fn sample_with(self, world: &World, sums: &mut WorldSums) -> Option<f64> {
         let body = |h: BodyHandle| world.body(h);
         Some(match self {
             Self::Position(h, c) => c.of(body(h)?.position()),
@@ -90,14 +96,14 @@ impl Quantity {
                 }
             },
             Self::JointForce(j) => world.joint(j)?.force() as f64,
-            Self::WorldKinetic => world_energy(world).0,
-            Self::WorldPotential => world_energy(world).1,
+            Self::WorldKinetic => sums.energy(world).0,
+            Self::WorldPotential => sums.energy(world).1,
             Self::WorldTotal => {
-                let (k, p) = world_energy(world);
+                let (k, p) = sums.energy(world);
                 k + p
             }
-            Self::LinearMomentum => world_momentum(world).0,
-            Self::AngularMomentum => world_momentum(world).1,
+            Self::LinearMomentum => sums.momentum(world).0,
+            Self::AngularMomentum => sums.momentum(world).1,
         })
     }
 
@@ -116,6 +122,23 @@ impl Quantity {
             Self::LinearMomentum => "N·s",
             Self::AngularMomentum => "N·m·s",
         }
+    }
+}
+
+/// The world's energy and momentum, each summed over the bodies at most once per sample.
+#[derive(Default)]
+struct WorldSums {
+    energy: Option<(f64, f64)>,
+    momentum: Option<(f64, f64)>,
+}
+
+impl WorldSums {
+    fn energy(&mut self, world: &World) -> (f64, f64) {
+        *self.energy.get_or_insert_with(|| world_energy(world))
+    }
+
+    fn momentum(&mut self, world: &World) -> (f64, f64) {
+        *self.momentum.get_or_insert_with(|| world_momentum(world))
     }
 }
 
@@ -187,9 +210,14 @@ impl Plots {
     /// step the timeline holds) belong to a branch that was cut off, and go.
     pub fn sample(&mut self, world: &World, head: u64) {
         let step = world.step_count();
+        let mut sums = WorldSums::default();
         for s in &mut self.series {
             s.points.split_off(&(head + 1));
-            if let Some(v) = s.quantity.sample(world).filter(|v| v.is_finite()) {
+            if let Some(v) = s
+                .quantity
+                .sample_with(world, &mut sums)
+                .filter(|v| v.is_finite())
+            {
                 s.points.insert(step, v);
             }
             while s.points.len() > MAX_SAMPLES {

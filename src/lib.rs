@@ -1,4 +1,3 @@
-#![warn(missing_docs)]
 //! Impulse: a 3D rigid-body physics sandbox.
 //!
 //! - [`physics`]: the engine (on glam, `wide` for its SIMD lanes, and std; its worker

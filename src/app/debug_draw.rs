@@ -443,7 +443,7 @@ pub fn tree<'a>(nodes: impl IntoIterator<Item = &'a BroadPhaseNode>, max_depth: 
 /// the contacts of `only` when given.
 pub fn contacts(world: &World, only: Option<crate::physics::BodyHandle>) {
     let involves = |c: &&crate::physics::contact::Contact| {
-        only.is_none_or(|b| c.body_a() == b.index() || c.body_b() == b.index())
+        only.is_none_or(|b| c.body_a() == b || c.body_b() == b)
     };
     for contact in world
         .contacts()

@@ -361,6 +361,8 @@ pub struct Input {
 impl Input {
     /// Input from the window, or from `script` (the window's events are then ignored).
     pub fn new(script: Option<Script>) -> Self {
+        // SAFETY: called on the main thread, which owns the window, before any drawing;
+        // egui only creates its textures here.
         let gl = unsafe { macroquad::window::get_internal_gl() };
         let egui = EguiMq::new(gl.quad_context);
         egui.egui_ctx().options_mut(|o| {
@@ -433,14 +435,17 @@ impl Input {
 
     /// Runs the panels for this frame.
     pub fn ui(&mut self, mut build: impl FnMut(&egui::Context)) {
+        // SAFETY: on the main thread; egui only updates its textures, which macroquad's
+        // batches never use.
         let gl = unsafe { macroquad::window::get_internal_gl() };
         self.egui.run(gl.quad_context, |_, ctx| build(ctx));
     }
 
     /// Draws the panels built by [`Input::ui`] over what is drawn so far.
     pub fn draw_ui(&mut self) {
+        // SAFETY: on the main thread; macroquad's batched drawing is flushed before egui
+        // draws with the context directly, so the two never interleave.
         let mut gl = unsafe { macroquad::window::get_internal_gl() };
-        // macroquad batches 3D drawing: send it before egui paints on top.
         gl.flush();
         self.egui.draw(gl.quad_context);
     }

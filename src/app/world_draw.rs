@@ -9,7 +9,7 @@ use super::render::{Layer, Renderer};
 use super::sandbox::Sandbox;
 use super::View;
 use crate::physics::aabb::Aabb;
-use crate::physics::{BodyHandle, BodyType, Shape};
+use crate::physics::{BodyHandle, BodyType, ColliderHandle, Shape};
 
 /// Opacity of sensors (0–255): see-through, so what they hold shows.
 const SENSOR_ALPHA: u8 = 70;
@@ -28,7 +28,7 @@ fn island_color(id: u32) -> [f32; 3] {
 pub fn draw_world(sandbox: &Sandbox, view: &View, renderer: &mut Renderer) {
     let world = &sandbox.world;
     let layers = view.layers;
-    let touching: HashSet<u32> = if layers.touching {
+    let touching: HashSet<ColliderHandle> = if layers.touching {
         world
             .contacts()
             .filter(|c| c.is_touching() && c.points().iter().any(|p| p.depth >= 0.0))
@@ -78,9 +78,9 @@ pub fn draw_world(sandbox: &Sandbox, view: &View, renderer: &mut Renderer) {
             let mut color = rgb;
             // Static bodies (floors, walls) touch everything; tinting them would hide the rest.
             // With the island colours on, touching shows as a red outline instead of a fill.
-            if touching.contains(&ch.index()) && body.body_type() != BodyType::Static {
+            if touching.contains(&ch) && body.body_type() != BodyType::Static {
                 if layers.islands {
-                    touching_outlines.push(ch.index());
+                    touching_outlines.push(ch);
                 } else {
                     color = [0.95, 0.15, 0.12];
                 }
@@ -204,7 +204,7 @@ fn draw_shadows(world: &crate::physics::World, renderer: &mut Renderer) {
 }
 
 /// The debug layers, the selection, the held point and the spawn point (lines only).
-fn draw_layers(sandbox: &Sandbox, view: &View, touching_outlines: &[u32]) {
+fn draw_layers(sandbox: &Sandbox, view: &View, touching_outlines: &[ColliderHandle]) {
     let world = &sandbox.world;
     let layers = view.layers;
     // Joints: a line between their anchors, a cross at each (always shown: they are part of
@@ -216,11 +216,8 @@ fn draw_layers(sandbox: &Sandbox, view: &View, touching_outlines: &[u32]) {
     for (_, c) in world.colliders().filter(|(_, c)| c.is_sensor()) {
         debug_draw::wireframe(c.shape(), &c.world_pose(), debug_draw::SENSORS);
     }
-    for &index in touching_outlines {
-        if let Some(c) = world
-            .collider_handle_at(index)
-            .and_then(|h| world.collider(h))
-        {
+    for &handle in touching_outlines {
+        if let Some(c) = world.collider(handle) {
             debug_draw::wireframe(c.shape(), &c.world_pose(), debug_draw::TOUCHING);
         }
     }

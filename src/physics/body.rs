@@ -168,7 +168,7 @@ impl BodyDef {
     }
 
     /// A static body at `position`.
-    pub fn fixed(position: Vec3) -> Self {
+    pub fn static_body(position: Vec3) -> Self {
         Self {
             body_type: BodyType::Static,
             position,

@@ -19,6 +19,7 @@ use super::math::{Isometry, Vec3};
 use super::narrow_phase::{Manifold, ManifoldPoint, MAX_MANIFOLD_POINTS};
 use super::prefetch::prefetch_ptr;
 use super::shape::ShapeKind;
+use super::world::{BodyHandle, ColliderHandle};
 
 /// A hash map with deterministic hashing (std's default hasher is seeded per process).
 pub type DeterministicMap<K, V> = HashMap<K, V, DeterministicBuildHasher>;
@@ -255,11 +256,22 @@ pub(crate) struct ContactEdge {
     pub next: u32,
 }
 
+/// The handles of a contact's colliders and bodies, A then B.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ContactHandles {
+    pub colliders: [ColliderHandle; 2],
+    pub bodies: [BodyHandle; 2],
+}
+
 /// A potential or actual contact between two colliders.
 #[derive(Clone, Debug)]
 pub struct Contact {
+    /// Collider slot indices (the solver's and the pair table's keys).
     pub(crate) collider_a: u32,
     pub(crate) collider_b: u32,
+    /// The colliders' and bodies' handles, for the public accessors. A contact ends when
+    /// either collider is removed, so they stay live as long as it does.
+    pub(crate) handles: ContactHandles,
     pub(crate) edges: [ContactEdge; 2],
     /// World normal from A to B.
     pub(crate) normal: Vec3,
@@ -285,24 +297,24 @@ pub struct Contact {
 }
 
 impl Contact {
-    /// Slot index of collider A.
-    pub fn collider_a(&self) -> u32 {
-        self.collider_a
+    /// Collider A.
+    pub fn collider_a(&self) -> ColliderHandle {
+        self.handles.colliders[0]
     }
 
-    /// Slot index of collider B.
-    pub fn collider_b(&self) -> u32 {
-        self.collider_b
+    /// Collider B.
+    pub fn collider_b(&self) -> ColliderHandle {
+        self.handles.colliders[1]
     }
 
-    /// Slot index of body A.
-    pub fn body_a(&self) -> u32 {
-        self.edges[0].body
+    /// The body of collider A.
+    pub fn body_a(&self) -> BodyHandle {
+        self.handles.bodies[0]
     }
 
-    /// Slot index of body B.
-    pub fn body_b(&self) -> u32 {
-        self.edges[1].body
+    /// The body of collider B.
+    pub fn body_b(&self) -> BodyHandle {
+        self.handles.bodies[1]
     }
 
     /// World normal from A to B.
@@ -517,13 +529,12 @@ impl ContactSet {
     /// Creates a contact (no points yet) and returns its id. The caller links it to bodies.
     pub fn create(
         &mut self,
-        collider_a: u32,
-        collider_b: u32,
-        body_a: u32,
-        body_b: u32,
+        handles: ContactHandles,
         material: MixedMaterial,
         sensor: bool,
     ) -> u32 {
+        let [collider_a, collider_b] = handles.colliders.map(|h| h.index());
+        let [body_a, body_b] = handles.bodies.map(|h| h.index());
         let edge = |body| ContactEdge {
             body,
             prev: NULL,
@@ -532,6 +543,7 @@ impl ContactSet {
         let contact = Contact {
             collider_a,
             collider_b,
+            handles,
             edges: [edge(body_a), edge(body_b)],
             normal: Vec3::ZERO,
             points: [ContactPoint::default(); MAX_MANIFOLD_POINTS],
@@ -603,7 +615,11 @@ mod tests {
 
     fn contact_with(points: &[ManifoldPoint], impulses: &[f32]) -> Contact {
         let mut set = ContactSet::default();
-        let id = set.create(0, 1, 0, 1, MixedMaterial::default(), false);
+        let handles = ContactHandles {
+            colliders: [0, 1].map(|i| ColliderHandle::from_raw_parts(i, 0)),
+            bodies: [0, 1].map(|i| BodyHandle::from_raw_parts(i, 0)),
+        };
+        let id = set.create(handles, MixedMaterial::default(), false);
         let mut c = set.slots[id as usize].clone();
         c.update_points(Vec3::Y, points);
         for (p, &impulse) in c.points.iter_mut().zip(impulses) {

@@ -192,7 +192,7 @@ fn settings(s: &SettingsDesc) -> Result<(WorldSettings, f32), String> {
         gravity: raw(s.gravity),
         substeps: s.substeps,
         velocity_iterations: s.velocity_iterations,
-        position_iterations: s.position_iterations,
+        relax_iterations: s.relax_iterations,
         enable_sleeping: s.sleeping,
         enable_warm_starting: s.warm_starting,
         contact_hertz: s.contact_hertz,

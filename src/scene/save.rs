@@ -64,7 +64,7 @@ pub fn to_scene_file(
         timestep,
         substeps: s.substeps,
         velocity_iterations: s.velocity_iterations,
-        position_iterations: s.position_iterations,
+        relax_iterations: s.relax_iterations,
         sleeping: s.enable_sleeping,
         warm_starting: s.enable_warm_starting,
         broad_phase: BroadPhaseDesc::from_kind(s.broad_phase),

@@ -480,8 +480,10 @@ pub struct SettingsDesc {
     pub substeps: u32,
     /// Biased velocity iterations per sub-step.
     pub velocity_iterations: u32,
-    /// Relax (position) iterations per sub-step.
-    pub position_iterations: u32,
+    /// Relax iterations per sub-step (what a classic solver calls position iterations;
+    /// files may spell it `position_iterations`).
+    #[serde(alias = "position_iterations")]
+    pub relax_iterations: u32,
     /// Let resting bodies sleep.
     pub sleeping: bool,
     /// Warm-start the solver from the last step.
@@ -513,7 +515,7 @@ impl Default for SettingsDesc {
             timestep: 1.0 / 60.0,
             substeps: w.substeps,
             velocity_iterations: w.velocity_iterations,
-            position_iterations: w.position_iterations,
+            relax_iterations: w.relax_iterations,
             sleeping: w.enable_sleeping,
             warm_starting: w.enable_warm_starting,
             broad_phase: BroadPhaseDesc::DynamicTree,

@@ -11,15 +11,14 @@ use impulse::physics::{BodyHandle, Quat, Shape, Vec3, World, WorldSettings};
 fn dynamic_contacts_per_body(world: &World) -> Vec<usize> {
     let mut counts = vec![0; world.body_count() + 1];
     for c in world.contacts() {
-        let is_dynamic = |slot: u32| {
+        let is_dynamic = |h: BodyHandle| {
             world
-                .body_handle_at(slot)
-                .and_then(|h| world.body(h))
+                .body(h)
                 .is_some_and(|b| b.body_type() == impulse::physics::BodyType::Dynamic)
         };
         if is_dynamic(c.body_a()) && is_dynamic(c.body_b()) {
-            counts[c.body_a() as usize] += 1;
-            counts[c.body_b() as usize] += 1;
+            counts[c.body_a().index() as usize] += 1;
+            counts[c.body_b().index() as usize] += 1;
         }
     }
     counts
@@ -101,7 +100,7 @@ fn three_cubes_capped_at_one(c_x: f32) -> (World, [BodyHandle; 3]) {
 fn has_contact(world: &World, x: BodyHandle, y: BodyHandle) -> bool {
     world.contacts().any(|k| {
         let pair = [k.body_a(), k.body_b()];
-        pair.contains(&x.index()) && pair.contains(&y.index())
+        pair.contains(&x) && pair.contains(&y)
     })
 }
 

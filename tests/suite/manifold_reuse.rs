@@ -20,7 +20,7 @@ fn world(reuse_manifolds: bool) -> World {
 
 /// A static 40 m × 1 m × 40 m box whose top face is y = 0.
 fn ground_box(world: &mut World) {
-    let g = world.create_body(BodyDef::fixed(Vec3::new(0.0, -0.5, 0.0)));
+    let g = world.create_body(BodyDef::static_body(Vec3::new(0.0, -0.5, 0.0)));
     let slab = Shape::cuboid(Vec3::new(20.0, 0.5, 20.0));
     world
         .add_collider(g, ColliderDef::new(slab).with_friction(0.6))
@@ -171,7 +171,7 @@ fn a_pair_out_of_reach_is_not_tested_until_it_could_touch_and_touches_on_time() 
             reuse_manifolds,
             ..WorldSettings::default()
         });
-        let a = w.create_body(BodyDef::fixed(Vec3::ZERO));
+        let a = w.create_body(BodyDef::static_body(Vec3::ZERO));
         w.add_collider(a, ColliderDef::new(Shape::cuboid(Vec3::splat(0.5))))
             .unwrap();
         let b = unit_cube(&mut w, Vec3::new(1.15, 0.0, 0.0));

@@ -7,6 +7,47 @@ use impulse::physics::aabb::Aabb;
 use impulse::physics::{BodyDef, BodyType, ColliderDef, Quat, Shape, Vec3, World, WorldSettings};
 
 #[test]
+fn a_contact_names_its_bodies_and_colliders_by_handle() {
+    let mut world = World::new(WorldSettings::default());
+    let ground = ground(&mut world, 0.5, 0.0);
+    // A body removed before the ball is made frees a slot the ball then reuses with a new
+    // generation: the contact must report the ball's handle, not the removed body's.
+    let gone = dynamic(
+        &mut world,
+        Shape::sphere(0.5),
+        Vec3::new(9.0, 9.0, 9.0),
+        Quat::IDENTITY,
+        1.0,
+    );
+    world.remove_body(gone).unwrap();
+    let ball = dynamic(
+        &mut world,
+        Shape::sphere(0.5),
+        Vec3::new(0.0, 0.6, 0.0),
+        Quat::IDENTITY,
+        1.0,
+    );
+    assert_eq!(ball.index(), gone.index(), "the slot is reused");
+    assert_ne!(ball, gone);
+    run(&mut world, 30);
+    let contact = world
+        .contacts()
+        .find(|c| c.is_touching())
+        .expect("touching");
+    let mut bodies = [contact.body_a(), contact.body_b()];
+    bodies.sort_by_key(|h| h.index());
+    let mut expected = [ground, ball];
+    expected.sort_by_key(|h| h.index());
+    assert_eq!(bodies, expected);
+    for (collider, body) in [
+        (contact.collider_a(), contact.body_a()),
+        (contact.collider_b(), contact.body_b()),
+    ] {
+        assert_eq!(world.collider_body(collider), Some(body));
+    }
+}
+
+#[test]
 fn contact_events_begin_persist_end() {
     let mut world = World::new(WorldSettings {
         enable_sleeping: false,

@@ -82,7 +82,7 @@ fn on_slope(
 ) -> (World, impulse::physics::BodyHandle, Vec3) {
     let mut world = World::default();
     let normal = Vec3::new(angle.sin(), angle.cos(), 0.0);
-    let slope = world.create_body(BodyDef::fixed(Vec3::ZERO));
+    let slope = world.create_body(BodyDef::static_body(Vec3::ZERO));
     world
         .add_collider(
             slope,

@@ -65,7 +65,7 @@ fn an_overflowing_force_freezes_that_body_alone() {
             enable_sleeping: false,
             ..WorldSettings::default()
         });
-        let ground = world.create_body(BodyDef::fixed(Vec3::ZERO));
+        let ground = world.create_body(BodyDef::static_body(Vec3::ZERO));
         world
             .add_collider(ground, ColliderDef::new(Shape::plane(Vec3::Y)))
             .unwrap();

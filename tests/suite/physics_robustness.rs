@@ -55,7 +55,7 @@ fn spinning_plank_does_not_pass_through_a_thin_slab() {
         gravity: Vec3::ZERO,
         ..Default::default()
     });
-    let slab = world.create_body(BodyDef::fixed(Vec3::ZERO));
+    let slab = world.create_body(BodyDef::static_body(Vec3::ZERO));
     world
         .add_collider(
             slab,
@@ -162,7 +162,7 @@ fn a_plane_normal_of_any_length_is_made_unit() {
     // A sphere resting on a plane given as normal 3·Y must stay resting (the plane's
     // separation is n·x, so an unnormalised n would triple every depth).
     let mut world = World::default();
-    let ground = world.create_body(BodyDef::fixed(Vec3::ZERO));
+    let ground = world.create_body(BodyDef::static_body(Vec3::ZERO));
     world
         .add_collider(
             ground,

@@ -29,7 +29,7 @@ fn ground_plane(world: &mut World) {
 
 /// A static 200 m × 1 m × 200 m box whose top face is y = 0.
 fn ground_box(world: &mut World) {
-    let g = world.create_body(BodyDef::fixed(Vec3::new(0.0, -0.5, 0.0)));
+    let g = world.create_body(BodyDef::static_body(Vec3::new(0.0, -0.5, 0.0)));
     let slab = Shape::cuboid(Vec3::new(100.0, 0.5, 100.0));
     world
         .add_collider(g, ColliderDef::new(slab).with_friction(0.6))

@@ -201,7 +201,7 @@ fn removed_bodies_leave_stale_handles_that_do_nothing() {
 fn removing_the_support_wakes_a_sleeping_body() {
     let mut world = World::default();
     ground(&mut world, 0.6, 0.0);
-    let support = world.create_body(BodyDef::fixed(Vec3::new(0.0, 1.0, 0.0)));
+    let support = world.create_body(BodyDef::static_body(Vec3::new(0.0, 1.0, 0.0)));
     world
         .add_collider(
             support,

@@ -660,7 +660,7 @@ fn the_pyramid_stands_still_and_falls_asleep() {
 #[test]
 fn the_second_ragdoll_falls_across_the_bar() {
     let mut scene = shipped("ragdoll");
-    let bar = named(&scene, "bar").index();
+    let bar = named(&scene, "bar");
     let body_of = |name: &str| named(&scene, &format!("B {name}"));
     let (head, torso, pelvis) = (body_of("head"), body_of("torso"), body_of("pelvis"));
     let shins = [body_of("shin left"), body_of("shin right")];
@@ -672,7 +672,7 @@ fn the_second_ragdoll_falls_across_the_bar() {
             let pair = [c.body_a(), c.body_b()];
             c.is_touching()
                 && pair.contains(&bar)
-                && (pair.contains(&torso.index()) || pair.contains(&pelvis.index()))
+                && (pair.contains(&torso) || pair.contains(&pelvis))
         });
         let head_side = position(scene, head).z < 1.41;
         let feet_side = shins.iter().all(|&s| position(scene, s).z > 1.41);

@@ -313,6 +313,16 @@ fn bad_joint_frames_are_refused_naming_the_field() {
 }
 
 #[test]
+fn relax_iterations_may_be_spelt_position_iterations() {
+    // The classic solvers' name for the relax pass count, accepted so older files load.
+    for field in ["relax_iterations", "position_iterations"] {
+        let text = format!("Scene(settings: ({field}: 7))");
+        let s = scene::load_str(&text, "s.ron").expect("loads");
+        assert_eq!(s.world.settings().relax_iterations, 7, "{field}");
+    }
+}
+
+#[test]
 fn generators_make_named_bodies() {
     let s = scene::load_str(
         "Scene(generators: [Pyramid(base: 3), Pyramid(base: 2, origin: (5.0, 0.0, 0.0)), Stack(count: 2), \

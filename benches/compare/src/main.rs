@@ -303,7 +303,7 @@ fn stress(counts: bool) {
         (Vec3::new(0.0, 5.0, -12.5), Vec3::new(13.0, 5.0, 0.5)),
     ];
     for (p, h) in statics {
-        let body = ours.create_body(BodyDef::fixed(p));
+        let body = ours.create_body(BodyDef::static_body(p));
         ours.add_collider(body, ColliderDef::new(Shape::cuboid(h)).with_friction(0.6))
             .unwrap();
         theirs.insert(

@@ -206,6 +206,8 @@ impl Renderer {
             ..Default::default()
         };
         let (opaque, shadow_pipeline) = {
+            // SAFETY: on the main thread at start-up, before anything is drawn; only new
+            // pipelines and shaders are made.
             let gl = unsafe { get_internal_gl() };
             let ctx = gl.quad_context;
             let info = ctx.info();
@@ -337,8 +339,9 @@ impl Renderer {
         let Some((matrix, viewport)) = self.camera else {
             return;
         };
+        // SAFETY: on the main thread; what macroquad batched so far is flushed first, so
+        // its draws and these never interleave.
         let mut gl = unsafe { get_internal_gl() };
-        // What macroquad batched so far goes first.
         gl.flush();
         let ctx = gl.quad_context;
         let uniforms = Uniforms {
@@ -432,6 +435,7 @@ impl Renderer {
                 normal: n.to_array(),
             })
             .collect();
+        // SAFETY: on the main thread; only new buffers of our own are made.
         let gl = unsafe { get_internal_gl() };
         let ctx = gl.quad_context;
         let mesh = GpuMesh {
@@ -459,6 +463,7 @@ impl Renderer {
     /// Frees a mesh's buffers.
     fn drop_mesh(&mut self, key: MeshKey) {
         if let Some(mesh) = self.meshes.remove(&key) {
+            // SAFETY: on the main thread; only our own buffers, no longer drawn, are freed.
             let gl = unsafe { get_internal_gl() };
             for buffer in [mesh.vertices, mesh.indices, mesh.instances] {
                 gl.quad_context.delete_buffer(buffer);

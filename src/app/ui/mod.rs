@@ -608,7 +608,7 @@ fn solver(ui: &mut Ui, sandbox: &mut Sandbox) {
              0 keeps it.",
             |ui| {
                 ui.add(typed(egui::Slider::new(
-                    &mut settings.position_iterations,
+                    &mut settings.relax_iterations,
                     0..=8,
                 )))
             },

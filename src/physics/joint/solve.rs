@@ -226,24 +226,28 @@ pub(crate) unsafe fn solve_joint_shared(
 ) {
     let (a, b) = (c.a as usize, c.b as usize);
     let (mut copy_a, mut copy_b);
-    // SAFETY (every access below): the caller's.
     let body_a = match a {
         0 => None,
+        // SAFETY: the caller's: no other thread uses the joint's bodies in `movable`.
         a if movable.contains(&a) => Some(unsafe { bodies.at_mut(a) }),
         a => {
+            // SAFETY: the caller's: no other thread writes the bodies the joint reads.
             copy_a = unsafe { *bodies.at(a) };
             Some(&mut copy_a)
         }
     };
     let body_b = match b {
         0 => None,
+        // SAFETY: as for body A.
         b if movable.contains(&b) => Some(unsafe { bodies.at_mut(b) }),
         b => {
+            // SAFETY: as for body A.
             copy_b = unsafe { *bodies.at(b) };
             Some(&mut copy_b)
         }
     };
     let mut pair = PairBodies {
+        // SAFETY: slot 0 is the world's stand-in body, which no pass writes.
         stand_in: unsafe { bodies.at(0) },
         a,
         body_a,

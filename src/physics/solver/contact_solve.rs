@@ -11,7 +11,7 @@
 
 use super::block::{solve_lanes, sweep_lanes, Factor};
 use super::body::SolverBody;
-use super::lanes::{valid_mask, ConstraintLanes, LaneBlocks, PassFactors};
+use super::lanes::{valid_mask, ColdLanes, ConstraintLanes, PassFactors};
 use super::simd::{f32x4, Quatx4, Vec3x4, LANES};
 use super::StepContext;
 use crate::physics::constants::{RELAX_REGULARIZATION, STICKING_FRACTION};
@@ -257,7 +257,7 @@ fn relative_motion<B: Bodies + ?Sized>(c: &ConstraintLanes, bodies: &B) -> Vec3x
 pub(crate) fn warm_start_lanes<B: Bodies + ?Sized>(
     bodies: &mut B,
     c: &mut ConstraintLanes,
-    cold: &mut LaneBlocks,
+    cold: &mut ColdLanes,
     positions_moved: bool,
 ) {
     let mut v = Velocities::load(bodies, c);
@@ -296,7 +296,7 @@ pub(crate) fn warm_start_lanes<B: Bodies + ?Sized>(
 pub(crate) fn solve_contact_lanes<B: Bodies + ?Sized>(
     bodies: &mut B,
     c: &mut ConstraintLanes,
-    cold: &mut LaneBlocks,
+    cold: &mut ColdLanes,
     factors: &mut PassFactors,
     ctx: &StepContext,
     pass: Pass,
@@ -338,7 +338,7 @@ pub(crate) fn solve_contact_lanes<B: Bodies + ?Sized>(
 /// or a single row where every lane's manifold has one point.
 fn solve_normal(
     c: &mut ConstraintLanes,
-    cold: &mut LaneBlocks,
+    cold: &mut ColdLanes,
     factors: &mut PassFactors,
     v: &mut Velocities,
     ctx: &StepContext,
@@ -448,7 +448,7 @@ const fn lane_keys(mask: u32) -> u32 {
 /// speculative).
 fn block_delta(
     c: &mut ConstraintLanes,
-    cold: &LaneBlocks,
+    cold: &ColdLanes,
     factors: &mut PassFactors,
     rhs: &[f32x4; MAX_MANIFOLD_POINTS],
     diagonal: &[f32x4; MAX_MANIFOLD_POINTS],
@@ -604,7 +604,7 @@ fn apply_twist(c: &ConstraintLanes, v: &mut Velocities, d: f32x4) {
 /// impulse, the bodies' inverse inertias and the lane's angular velocities.
 fn for_rolling_lanes<B: Bodies + ?Sized>(
     c: &ConstraintLanes,
-    cold: &mut LaneBlocks,
+    cold: &mut ColdLanes,
     bodies: &B,
     v: &mut Velocities,
     mut f: impl FnMut(
@@ -644,7 +644,7 @@ fn for_rolling_lanes<B: Bodies + ?Sized>(
 /// total normal impulse), like Coulomb friction for rotation.
 fn solve_rolling<B: Bodies + ?Sized>(
     c: &ConstraintLanes,
-    cold: &mut LaneBlocks,
+    cold: &mut ColdLanes,
     bodies: &B,
     v: &mut Velocities,
 ) {
@@ -717,7 +717,7 @@ pub(crate) fn run_lanes<B: Bodies + ?Sized>(
     work: Work,
     bodies: &mut B,
     c: &mut ConstraintLanes,
-    cold: &mut LaneBlocks,
+    cold: &mut ColdLanes,
     factors: &mut PassFactors,
     ctx: &StepContext,
 ) {
@@ -739,7 +739,7 @@ pub(crate) fn run_lanes<B: Bodies + ?Sized>(
 pub(crate) fn restitution_lanes<B: Bodies + ?Sized>(
     bodies: &mut B,
     c: &mut ConstraintLanes,
-    cold: &mut LaneBlocks,
+    cold: &mut ColdLanes,
     ctx: &StepContext,
     positions_moved: bool,
 ) {
@@ -791,14 +791,14 @@ mod tests {
     use crate::physics::collider::MixedMaterial;
 
     /// A lane group with its cold block and both passes' factorisations.
-    type Group = (ConstraintLanes, LaneBlocks, [PassFactors; 2]);
+    type Group = (ConstraintLanes, ColdLanes, [PassFactors; 2]);
 
     /// Lane groups of the constraints `inputs[indices]`, one group per slice.
     fn prepare(inputs: &[ConstraintInput], bodies: &[SolverBody], groups: &[&[u32]]) -> Vec<Group> {
         groups
             .iter()
             .map(|indices| {
-                let (mut group, mut cold) = (ConstraintLanes::default(), LaneBlocks::default());
+                let (mut group, mut cold) = (ConstraintLanes::default(), ColdLanes::default());
                 let mut factors = [PassFactors::default(); 2];
                 let [biased, relax] = &mut factors;
                 group.prepare(&mut cold, [biased, relax], inputs, indices, bodies);

@@ -34,6 +34,7 @@ impl<T> Copy for Shared<T> {}
 // SAFETY: a `Shared` is made from a `&mut [T]` borrowed for the whole group solve, and the
 // stages hand each part of it to one worker at a time (module notes).
 unsafe impl<T: Send> Send for Shared<T> {}
+// SAFETY: as for `Send`: shared references to it only reach elements one worker at a time.
 unsafe impl<T: Send> Sync for Shared<T> {}
 
 impl<T> Shared<T> {

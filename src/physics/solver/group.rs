@@ -10,7 +10,7 @@ use super::integrate::{
     capped_integrate_positions, integrate_positions, integrate_velocities,
     integrate_velocities_capped,
 };
-use super::lanes::{ConstraintLanes, LaneBlocks, PassFactors};
+use super::lanes::{ColdLanes, ConstraintLanes, PassFactors};
 use super::StepContext;
 use crate::physics::joint::{
     begin_pass, end_pass, solve_joint, solve_joint_shared, BlockScratch, JointConstraint,
@@ -55,7 +55,7 @@ pub(crate) struct GroupData<'a> {
     pub joint_runs: &'a [JointRun],
     /// The group's lane groups, and their cold parts and factorisations (biased, relax).
     pub lanes: Shared<ConstraintLanes>,
-    pub cold: Shared<LaneBlocks>,
+    pub cold: Shared<ColdLanes>,
     pub factors: [Shared<PassFactors>; 2],
     /// Each colour's lane groups (ranges of `lanes`); the last the overflow set when
     /// `overflow`.
@@ -69,7 +69,7 @@ pub(crate) struct GroupData<'a> {
     pub group: u32,
     pub ctx: StepContext,
     pub velocity_iterations: u32,
-    pub position_iterations: u32,
+    pub relax_iterations: u32,
     pub verlet: bool,
 }
 
@@ -196,7 +196,7 @@ fn substeps<C: Crew>(crew: &C, d: &GroupData) -> GroupTimes {
         }
         moved = true;
         lap(&mut times.integration_ms);
-        for _ in 0..d.position_iterations {
+        for _ in 0..d.relax_iterations {
             run_colours(crew, d, Work::solve(Pass::Relax, moved));
             joints(crew, d, JointPass::Relax);
             moved = false;

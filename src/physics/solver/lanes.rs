@@ -36,7 +36,7 @@ pub(crate) struct PointLanes {
     pub anchor_a: Vec3x4,
     pub anchor_b: Vec3x4,
     /// Separation at the bodies' current positions (tracked from
-    /// [`LaneBlocks::separation`] when they move), m.
+    /// [`ColdLanes::separation`] when they move), m.
     pub separation_now: f32x4,
     /// Distance from the manifold's centre across the normal, m: the point's lever for the
     /// twist friction.
@@ -73,7 +73,7 @@ pub(crate) struct RollingLane {
 /// and the points' separations at the step start (read once per sub-step). `StepScratch`
 /// keeps them in an array of their own, index for index with the lane groups.
 #[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct LaneBlocks {
+pub(crate) struct ColdLanes {
     pub rolling: [RollingLane; LANES],
     /// K = J·M⁻¹·Jᵀ of the four lanes without the passes' diagonal terms (zero outside each
     /// lane's manifold).
@@ -110,7 +110,7 @@ pub(crate) struct PassFactors {
 }
 
 #[cfg(test)]
-impl LaneBlocks {
+impl ColdLanes {
     /// Lane `l`'s K, zero outside its manifold.
     pub fn lane_k(&self, l: usize) -> [[f32; MAX_MANIFOLD_POINTS]; MAX_MANIFOLD_POINTS] {
         self.k.map(|row| row.map(|x| x.as_array()[l]))
@@ -160,9 +160,9 @@ pub(crate) struct ConstraintLanes {
     /// [`ConstraintLanes::exists`] are formed from it).
     pub count: usize,
     pub lane_counts: f32x4,
-    /// True when some lane has rolling resistance (in [`LaneBlocks`]).
+    /// True when some lane has rolling resistance (in [`ColdLanes`]).
     pub any_rolling: bool,
-    /// True when some lane has restitution ([`LaneBlocks::restitution`]).
+    /// True when some lane has restitution ([`ColdLanes::restitution`]).
     pub any_bouncy: bool,
     pub points: [PointLanes; MAX_MANIFOLD_POINTS],
     /// Friction of the whole manifold (see `contact_solve.rs`), at its centre: the anchors
@@ -221,7 +221,7 @@ impl ConstraintLanes {
     /// bit (see `simd.rs`).
     pub fn prepare(
         &mut self,
-        cold: &mut LaneBlocks,
+        cold: &mut ColdLanes,
         factors: [&mut PassFactors; 2],
         inputs: &[ConstraintInput],
         indices: &[u32],
@@ -395,7 +395,7 @@ impl ConstraintLanes {
 
     /// What lane `l`'s constraint accumulated, to store into its contact; `None` for an
     /// empty lane.
-    pub fn lane_impulses(&self, cold: &LaneBlocks, l: usize) -> Option<LaneImpulses> {
+    pub fn lane_impulses(&self, cold: &ColdLanes, l: usize) -> Option<LaneImpulses> {
         let contact = cold.contacts[l];
         if contact == EMPTY {
             return None;
@@ -503,7 +503,7 @@ pub(crate) fn prepare_colours(
     overflow: bool,
     (out, out_cold, out_factors, first): (
         &mut Vec<ConstraintLanes>,
-        &mut Vec<LaneBlocks>,
+        &mut Vec<ColdLanes>,
         &mut [Vec<PassFactors>; 2],
         usize,
     ),
@@ -529,7 +529,7 @@ pub(crate) fn prepare_colours(
     let end = first + count;
     if out.len() < end {
         out.resize_with(end, ConstraintLanes::default);
-        out_cold.resize_with(end, LaneBlocks::default);
+        out_cold.resize_with(end, ColdLanes::default);
     }
     let [biased, relax] = &mut *out_factors;
     if biased.len() < end {
@@ -560,7 +560,7 @@ pub(crate) fn prepare_colours(
                         relax.at_mut(l),
                     );
                     *lane = ConstraintLanes::default();
-                    *cold = LaneBlocks::default();
+                    *cold = ColdLanes::default();
                     *biased = PassFactors::default();
                     *relax = PassFactors::default();
                     lane.prepare(cold, [biased, relax], inputs, chunk, bodies);
@@ -606,13 +606,10 @@ mod tests {
         }
     }
 
-    fn prepared(
-        inputs: &[ConstraintInput],
-        bodies: &[SolverBody],
-    ) -> (ConstraintLanes, LaneBlocks) {
+    fn prepared(inputs: &[ConstraintInput], bodies: &[SolverBody]) -> (ConstraintLanes, ColdLanes) {
         let indices: Vec<u32> = (0..inputs.len() as u32).collect();
         let mut lanes = ConstraintLanes::default();
-        let mut cold = LaneBlocks::default();
+        let mut cold = ColdLanes::default();
         let mut factors = [PassFactors::default(); 2];
         let [biased, relax] = &mut factors;
         lanes.prepare(&mut cold, [biased, relax], inputs, &indices, bodies);

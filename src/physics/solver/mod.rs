@@ -79,7 +79,7 @@ pub(crate) use constraint::{invert_or_zero, ConstraintInput, ConstraintShared, P
 pub(crate) use graph_colour::{ConstraintGraph, COLOURS, OVERFLOW};
 pub(crate) use group::{run_group, GroupData};
 pub(crate) use impact::propagate_impacts;
-pub(crate) use lanes::{prepare_colours, ConstraintLanes, LaneBlocks, PassFactors};
+pub(crate) use lanes::{prepare_colours, ColdLanes, ConstraintLanes, PassFactors};
 pub(crate) use simd::LANES;
 
 use super::constants::{MASS_RATIO_FREE, MAX_SUBSTEPS};

@@ -307,16 +307,6 @@ impl World {
             .filter_map(|&c| self.colliders.handle_at(c))
     }
 
-    /// The live handle of the body in slot `index` (for contacts, which store slots).
-    pub fn body_handle_at(&self, index: u32) -> Option<BodyHandle> {
-        self.bodies.handle_at(index)
-    }
-
-    /// The live handle of the collider in slot `index`.
-    pub fn collider_handle_at(&self, index: u32) -> Option<ColliderHandle> {
-        self.colliders.handle_at(index)
-    }
-
     /// All bodies, in slot order.
     pub fn bodies(&self) -> impl Iterator<Item = (BodyHandle, &Body)> {
         self.bodies.iter()

@@ -6,7 +6,9 @@ use crate::physics::body::{Body, BodyType, NULL};
 use crate::physics::broad_phase::BroadPhase;
 use crate::physics::collider::{Collider, MixedMaterial};
 use crate::physics::constants::{MAX_SPECULATIVE_DISTANCE, SPECULATIVE_DISTANCE};
-use crate::physics::contact::{prefetch_ahead, ActiveInfo, Contact, ContactEdge, ManifoldCache};
+use crate::physics::contact::{
+    prefetch_ahead, ActiveInfo, Contact, ContactEdge, ContactHandles, ManifoldCache,
+};
 use crate::physics::handle::{Arena, Handle};
 use crate::physics::math::Vec3;
 use crate::physics::narrow_phase::{collide, collide_knowing, Manifold, Scratch};
@@ -119,10 +121,19 @@ impl World {
         }
         let material = MixedMaterial::of(col_a, col_b);
         let sensor = col_a.sensor || col_b.sensor;
-        let (body_a, body_b) = (col_a.body, col_b.body);
-        let id = self
-            .contacts
-            .create(ca, cb, body_a, body_b, material, sensor);
+        let handle = |c, b| {
+            (
+                self.colliders.handle_at(c).expect("live collider"),
+                self.bodies.handle_at(b).expect("live body"),
+            )
+        };
+        let ((collider_a, body_a), (collider_b, body_b)) =
+            (handle(ca, col_a.body), handle(cb, col_b.body));
+        let handles = ContactHandles {
+            colliders: [collider_a, collider_b],
+            bodies: [body_a, body_b],
+        };
+        let id = self.contacts.create(handles, material, sensor);
         self.link_contact(id);
         NewContact::Created
     }

@@ -154,7 +154,7 @@ pub struct WorldSettings {
     pub velocity_iterations: u32,
     /// Relax iterations per sub-step: they remove the velocity that penetration recovery
     /// added, which is what position iterations do in a classic solver.
-    pub position_iterations: u32,
+    pub relax_iterations: u32,
     /// Let resting islands sleep.
     pub enable_sleeping: bool,
     /// Start each step from the last step's impulses.
@@ -192,7 +192,7 @@ impl Default for WorldSettings {
             gravity: Vec3::new(0.0, -9.81, 0.0),
             substeps: DEFAULT_SUBSTEPS,
             velocity_iterations: 1,
-            position_iterations: 1,
+            relax_iterations: 1,
             enable_sleeping: true,
             enable_warm_starting: true,
             contact_hertz: DEFAULT_CONTACT_HERTZ,
@@ -236,12 +236,7 @@ impl WorldSettings {
             1,
             MAX_ITERATIONS,
         )?;
-        count(
-            "position_iterations",
-            self.position_iterations,
-            0,
-            MAX_ITERATIONS,
-        )?;
+        count("relax_iterations", self.relax_iterations, 0, MAX_ITERATIONS)?;
         self.broad_phase.validate()?;
         count(
             "max_contacts_per_body",

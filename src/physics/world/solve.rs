@@ -29,9 +29,9 @@ use crate::physics::prefetch::prefetch_ptr;
 use crate::physics::profile::PhaseTimer;
 use crate::physics::solver::crew::{block_offsets, for_each_block, Shared};
 use crate::physics::solver::{
-    self, prepare_colours, substeps_for_mass_ratio, ConstraintGraph, ConstraintInput,
-    ConstraintLanes, ConstraintShared, LaneBlocks, PassFactors, PointInput, Softness, SolverBody,
-    SolverForces, StepContext, COLOURS, OVERFLOW,
+    self, prepare_colours, substeps_for_mass_ratio, ColdLanes, ConstraintGraph, ConstraintInput,
+    ConstraintLanes, ConstraintShared, PassFactors, PointInput, Softness, SolverBody, SolverForces,
+    StepContext, COLOURS, OVERFLOW,
 };
 use crate::physics::world::{Integrator, World};
 
@@ -113,7 +113,7 @@ pub(crate) struct ConstraintScratch {
     /// The constraints four per lane group, colour by colour (see `solver::ConstraintLanes`).
     pub lanes: Vec<ConstraintLanes>,
     /// What the passes rarely touch of each lane group, index for index with `lanes`.
-    pub lane_blocks: Vec<LaneBlocks>,
+    pub cold_lanes: Vec<ColdLanes>,
     /// The biased and the relax pass's factorisations of each lane group, index for index
     /// with `lanes` (see `solver::PassFactors`).
     pub lane_factors: [Vec<PassFactors>; 2],
@@ -196,7 +196,7 @@ impl crate::physics::world::StepScratch {
                 group.overflow,
                 (
                     &mut self.constraints.lanes,
-                    &mut self.constraints.lane_blocks,
+                    &mut self.constraints.cold_lanes,
                     &mut self.constraints.lane_factors,
                     used,
                 ),
@@ -207,7 +207,7 @@ impl crate::physics::world::StepScratch {
             used += count;
         }
         self.constraints.lanes.truncate(used);
-        self.constraints.lane_blocks.truncate(used);
+        self.constraints.cold_lanes.truncate(used);
         self.constraints
             .lane_factors
             .iter_mut()
@@ -303,7 +303,7 @@ impl World {
             joints: Shared::new(&mut scratch.joints.constraints),
             blocks: Shared::new(std::slice::from_mut(&mut scratch.joints.blocks)),
             lanes: Shared::new(&mut scratch.constraints.lanes[group.lanes.clone()]),
-            cold: Shared::new(&mut scratch.constraints.lane_blocks[group.lanes.clone()]),
+            cold: Shared::new(&mut scratch.constraints.cold_lanes[group.lanes.clone()]),
             factors: [
                 Shared::new(&mut biased[group.lanes.clone()]),
                 Shared::new(&mut relax[group.lanes.clone()]),
@@ -316,7 +316,7 @@ impl World {
             group: g as u32,
             ctx,
             velocity_iterations: settings.velocity_iterations.max(1),
-            position_iterations: settings.position_iterations,
+            relax_iterations: settings.relax_iterations,
             verlet: settings.integrator == Integrator::Verlet,
         };
         profile.solver_ms += timer.lap();
@@ -747,7 +747,7 @@ impl World {
         let slots = Shared::new(&mut contacts.slots);
         for group in &scratch.islands.groups {
             let substeps = group.substeps as f32;
-            let cold_groups = &scratch.constraints.lane_blocks[group.lanes.clone()];
+            let cold_groups = &scratch.constraints.cold_lanes[group.lanes.clone()];
             let groups = &scratch.constraints.lanes[group.lanes.clone()];
             for_each_block(groups.len(), STORE_BLOCK, &|range: Range<usize>| {
                 for g in range {

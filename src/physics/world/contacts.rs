@@ -9,7 +9,7 @@ use crate::physics::constants::{MAX_SPECULATIVE_DISTANCE, SPECULATIVE_DISTANCE};
 use crate::physics::contact::{
     prefetch_ahead, ActiveInfo, Contact, ContactEdge, ContactHandles, ManifoldCache,
 };
-use crate::physics::handle::{Arena, Handle};
+use crate::physics::handle::Arena;
 use crate::physics::math::Vec3;
 use crate::physics::narrow_phase::{collide, collide_knowing, Manifold, Scratch};
 use crate::physics::solver::crew::{for_each_block, Shared};
@@ -201,7 +201,7 @@ impl World {
 
     /// The handles of a contact's colliders and bodies.
     fn contact_pair(&self, c: &Contact) -> ContactPair {
-        make_pair(&self.bodies, &self.colliders, c)
+        make_pair(c)
     }
 
     /// Destroys the contacts between body slots `a` and `b` (a joint now keeps them apart).
@@ -459,14 +459,8 @@ impl NarrowEnv<'_> {
                 let was = contact.overlapping;
                 contact.overlapping = manifold.points().iter().any(|p| p.depth > 0.0);
                 match (was, contact.overlapping) {
-                    (false, true) => out
-                        .events
-                        .sensor_begin
-                        .push(make_pair(bodies, colliders, contact)),
-                    (true, false) => out
-                        .events
-                        .sensor_end
-                        .push(make_pair(bodies, colliders, contact)),
+                    (false, true) => out.events.sensor_begin.push(make_pair(contact)),
+                    (true, false) => out.events.sensor_end.push(make_pair(contact)),
                     _ => {}
                 }
                 continue;
@@ -546,7 +540,7 @@ impl NarrowEnv<'_> {
                 contact.rolling_impulse = Vec3::ZERO;
             }
             if contact.touching || was_touching {
-                let pair = make_pair(bodies, colliders, contact);
+                let pair = make_pair(contact);
                 match (was_touching, contact.touching) {
                     (false, true) => out.events.begin.push(ContactBegin {
                         pair,
@@ -598,24 +592,14 @@ fn spin_reach(body: &Body, collider: &Collider) -> f32 {
     w * ((aabb.center() - body.center).abs() + aabb.half_extents()).length()
 }
 
-/// The handles of a contact's colliders and bodies; a removed one gets a stale handle
-/// (generation u32::MAX) that finds nothing.
-fn make_pair(bodies: &Arena<Body>, colliders: &Arena<Collider>, c: &Contact) -> ContactPair {
-    fn stale<T>(i: u32) -> Handle<T> {
-        Handle::from_raw_parts(i, u32::MAX)
-    }
+/// The handles of a contact's colliders and bodies, as they were when it was made (an end
+/// event for a removed collider or body names the handle it had, now stale).
+fn make_pair(c: &Contact) -> ContactPair {
+    let ContactHandles { colliders, bodies } = c.handles;
     ContactPair {
-        collider_a: colliders
-            .handle_at(c.collider_a)
-            .unwrap_or_else(|| stale(c.collider_a)),
-        collider_b: colliders
-            .handle_at(c.collider_b)
-            .unwrap_or_else(|| stale(c.collider_b)),
-        body_a: bodies
-            .handle_at(c.edges[0].body)
-            .unwrap_or_else(|| stale(c.edges[0].body)),
-        body_b: bodies
-            .handle_at(c.edges[1].body)
-            .unwrap_or_else(|| stale(c.edges[1].body)),
+        collider_a: colliders[0],
+        collider_b: colliders[1],
+        body_a: bodies[0],
+        body_b: bodies[1],
     }
 }

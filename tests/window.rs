@@ -1034,3 +1034,25 @@ fn record_replays_the_timeline_into_an_animated_gif() {
         .count();
     assert!(changed > 200, "{changed} pixels changed");
 }
+
+#[test]
+fn turning_off_touches_group_1_drops_the_box_through_the_ground() {
+    // The ground is in group 1 (every collider without a filter is). Select the box and
+    // turn off "touches 1", the first of the eight toggles: the box no longer touches the
+    // ground and falls through it; the panel shows the new bits.
+    let scene = box_scene("filter");
+    let Some(selected) = layout("filter", scene.to_str().unwrap(), true) else {
+        return;
+    };
+    let mut events = click(3, VIEW_CENTRE).to_vec();
+    events.extend(click(8, widget(&selected, "body touches", 1.0 / 16.0)));
+    let Some(state) = scripted("filter", scene.to_str().unwrap(), &events, 40, &[]) else {
+        return;
+    };
+    assert_eq!(state["selected"], "box");
+    // Released at rest at y = 1 m around frame 10, it falls freely for the remaining ~30
+    // frames (0.5 s): y = 1 − ½·9.81·0.5² ≈ −0.2 m, well below where the ground held it.
+    let y = state["world"]["bodies"][1]["position"][1].as_f64().unwrap();
+    assert!(y < 0.5, "the box fell through the ground: y = {y}");
+    assert_eq!(state["error"], serde_json::Value::Null);
+}

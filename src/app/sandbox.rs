@@ -12,8 +12,8 @@ use super::grab::{self, Grab};
 use super::timeline::Timeline;
 use crate::physics::shape::{check_size, ConvexHull, HullError};
 use crate::physics::{
-    BodyDef, BodyError, BodyHandle, BodyType, ColliderDef, Isometry, Quat, Shape, World,
-    WorldSettings,
+    BodyDef, BodyError, BodyHandle, BodyType, ColliderDef, CollisionFilter, Isometry, Quat, Shape,
+    World, WorldSettings,
 };
 use crate::scene::schema::{CameraDesc, Color as SceneColor};
 use crate::scene::{self, save, BodyMeta, Scene, SceneError};
@@ -807,6 +807,18 @@ impl Sandbox {
         let colliders: Vec<_> = self.world.body_colliders(handle).collect();
         for c in colliders {
             if let Err(e) = self.world.set_collider_material(c, material) {
+                self.error = Some(format!("{}: {e}", self.body_name(handle)));
+            }
+        }
+        self.mark_edited();
+    }
+
+    /// Gives every collider of a body the collision filter `filter`.
+    pub fn set_filter(&mut self, handle: BodyHandle, filter: CollisionFilter) {
+        self.before_edit();
+        let colliders: Vec<_> = self.world.body_colliders(handle).collect();
+        for c in colliders {
+            if let Err(e) = self.world.set_collider_filter(c, filter) {
                 self.error = Some(format!("{}: {e}", self.body_name(handle)));
             }
         }

@@ -28,8 +28,50 @@ pub struct ColliderDef {
     /// has its density's mass (give it density 0 to add none). Two sensors never detect each
     /// other.
     pub sensor: bool,
+    /// Which colliders it may touch (all, by default).
+    pub filter: CollisionFilter,
     /// Free for the user.
     pub user_data: u64,
+}
+
+/// Which colliders touch: each collider has category bits (what it is) and mask bits (what
+/// it touches), and two colliders touch only when each one's category shares a bit with the
+/// other's mask. A filtered pair gets no contact, no sensor event and no continuous
+/// collision; ray and shape casts ignore filters. Box2D's `b2Filter` and Rapier's
+/// `InteractionGroups` without their group numbers: 32 categories.
+///
+/// The default, category 1 and every mask bit, touches every default collider.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CollisionFilter {
+    /// The categories this collider is in (usually one bit).
+    pub category: u32,
+    /// The categories it touches.
+    pub mask: u32,
+}
+
+impl CollisionFilter {
+    /// Category 1, touching every category.
+    pub const DEFAULT: Self = Self {
+        category: 1,
+        mask: u32::MAX,
+    };
+
+    /// A filter with these bits.
+    pub const fn new(category: u32, mask: u32) -> Self {
+        Self { category, mask }
+    }
+
+    /// True when colliders with these two filters touch: each one's category is in the
+    /// other's mask.
+    pub const fn allows(self, other: Self) -> bool {
+        self.category & other.mask != 0 && other.category & self.mask != 0
+    }
+}
+
+impl Default for CollisionFilter {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
 }
 
 impl ColliderDef {
@@ -81,8 +123,15 @@ impl ColliderDef {
             density: 1.0,
             rolling_resistance: 0.0,
             sensor: false,
+            filter: CollisionFilter::DEFAULT,
             user_data: 0,
         }
+    }
+
+    /// Sets which colliders it touches.
+    pub fn with_filter(mut self, filter: CollisionFilter) -> Self {
+        self.filter = filter;
+        self
     }
 
     /// Makes it a sensor (or not).
@@ -177,6 +226,7 @@ pub struct Collider {
     /// [`Shape::feature_size`] of the shape, kept with it.
     pub(crate) feature_size: f32,
     pub(crate) sensor: bool,
+    pub(crate) filter: CollisionFilter,
     pub(crate) user_data: u64,
 }
 
@@ -204,6 +254,11 @@ impl Collider {
     /// True for a sensor (see [`ColliderDef::sensor`]).
     pub fn is_sensor(&self) -> bool {
         self.sensor
+    }
+
+    /// Which colliders it touches.
+    pub fn filter(&self) -> CollisionFilter {
+        self.filter
     }
 
     /// Friction coefficient.
@@ -242,6 +297,7 @@ impl Collider {
             density: self.density,
             rolling_resistance: self.rolling_resistance,
             sensor: self.sensor,
+            filter: self.filter,
             user_data: self.user_data,
         }
     }

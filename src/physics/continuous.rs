@@ -146,7 +146,7 @@ impl World {
                     let Some(col_a) = self.colliders.at(c) else {
                         continue;
                     };
-                    if col_a.sensor {
+                    if col_a.sensor || !col_a.filter.allows(col_b.filter) {
                         continue;
                     }
                     if let Some(t) = time_of_impact(col_a, col_b, &sweep, bound) {

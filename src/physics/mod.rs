@@ -24,7 +24,7 @@ pub mod threads;
 pub mod world;
 
 pub use body::{Body, BodyDef, BodyType, Locks};
-pub use collider::{Collider, ColliderDef};
+pub use collider::{Collider, ColliderDef, CollisionFilter};
 pub use joint::{Cone, Joint, JointDef, JointError, JointHandle, JointKind, Limits, Motor};
 pub use math::{Isometry, Quat, Vec3};
 pub use query::RayHit;

@@ -10,8 +10,8 @@ use super::generators::expand;
 use super::schema::*;
 use crate::physics::shape::{check_size, ConvexHull};
 use crate::physics::{
-    BodyDef, BodyHandle, BodyType, ColliderDef, Cone, JointDef, JointKind, Limits, Motor, Quat,
-    Shape, Vec3, World, WorldSettings,
+    BodyDef, BodyHandle, BodyType, ColliderDef, CollisionFilter, Cone, JointDef, JointKind, Limits,
+    Motor, Quat, Shape, Vec3, World, WorldSettings,
 };
 
 /// Largest number of bodies a scene may create (generators included): beyond this a typo
@@ -530,6 +530,9 @@ fn collider(
         density: desc.density.unwrap_or(base.density),
         rolling_resistance: desc.rolling_resistance.unwrap_or(base.rolling_resistance),
         sensor: desc.sensor,
+        filter: desc.filter.map_or(CollisionFilter::DEFAULT, |f| {
+            CollisionFilter::new(f.category, f.mask)
+        }),
         user_data: 0,
     };
     def.validate()?;

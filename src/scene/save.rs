@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 
 use super::build::BodyMeta;
 use super::schema::*;
-use crate::physics::{BodyHandle, BodyType, Quat, Shape, Vec3, World};
+use crate::physics::{BodyHandle, BodyType, CollisionFilter, Quat, Shape, Vec3, World};
 
 fn v3(v: Vec3) -> V3 {
     (v.x, v.y, v.z)
@@ -98,6 +98,10 @@ pub fn to_scene_file(
                     rolling_resistance: (c.rolling_resistance() != 0.0)
                         .then_some(c.rolling_resistance()),
                     sensor: c.is_sensor(),
+                    filter: (c.filter() != CollisionFilter::DEFAULT).then(|| FilterDesc {
+                        category: c.filter().category,
+                        mask: c.filter().mask,
+                    }),
                 })
                 .collect();
             BodyDesc {

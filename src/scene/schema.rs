@@ -687,6 +687,30 @@ pub struct ColliderDesc {
     /// A sensor: detects overlaps (events), never pushes.
     #[serde(default, skip_serializing_if = "is_false")]
     pub sensor: bool,
+    /// Which colliders it touches (all when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filter: Option<FilterDesc>,
+}
+
+/// Collision filter bits: `(category: 2, mask: 0xFFFD)` is in category 2 and touches every
+/// category but 2 (see [`CollisionFilter`](crate::physics::CollisionFilter)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FilterDesc {
+    /// The categories it is in, one bit each (default 1).
+    #[serde(default = "default_category")]
+    pub category: u32,
+    /// The categories it touches (default all, 0xFFFFFFFF).
+    #[serde(default = "default_mask")]
+    pub mask: u32,
+}
+
+fn default_category() -> u32 {
+    crate::physics::CollisionFilter::DEFAULT.category
+}
+
+fn default_mask() -> u32 {
+    crate::physics::CollisionFilter::DEFAULT.mask
 }
 
 impl ColliderDesc {
@@ -702,6 +726,7 @@ impl ColliderDesc {
             density: None,
             rolling_resistance: None,
             sensor: false,
+            filter: None,
         }
     }
 }

@@ -14,6 +14,7 @@ mod ccd;
 mod cli;
 mod contact_cap;
 mod energy_audit;
+mod filtering;
 mod integrators;
 mod joint_energy;
 mod joint_fuzz;

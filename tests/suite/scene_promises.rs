@@ -430,6 +430,30 @@ fn friction_ramp_the_first_three_slide_and_the_last_two_hold() {
 }
 
 #[test]
+fn filtering_the_blue_crates_stack_on_the_shelf_and_the_ghosts_fall_through_to_the_floor() {
+    let mut scene = shipped_without_sleeping("filtering");
+    run_for(&mut scene, 4.0, |_, _| {});
+    // The shelf's top is at 3.1 m: the blue crates (1 m cubes) rest centred at 3.6, 4.6 and
+    // 5.6 m, in the order they fell. The ghosts rest on the floor at 0.5 m, inside one
+    // another, under the shelf.
+    for (i, blue) in ["blue 1", "blue 2", "blue 3"].iter().enumerate() {
+        let p = position(&scene, named(&scene, blue));
+        let expected = 3.6 + i as f32;
+        assert!(
+            (p.y - expected).abs() < 0.03 && p.x.abs() < 0.05 && p.z.abs() < 0.05,
+            "{blue} at {p}, not on the stack at y = {expected}"
+        );
+    }
+    for ghost in ["ghost 1", "ghost 2", "ghost 3"] {
+        let p = position(&scene, named(&scene, ghost));
+        assert!(
+            (p.y - 0.5).abs() < 0.03 && p.x.abs() < 0.05 && p.z.abs() < 0.05,
+            "{ghost} at {p}, not on the floor under the shelf"
+        );
+    }
+}
+
+#[test]
 fn the_funnel_empties_onto_the_ground_within_four_seconds() {
     let mut scene = shipped("funnel");
     run_for(&mut scene, 4.0, |_, _| {});

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use impulse::physics::Shape;
+use impulse::physics::{CollisionFilter, Shape};
 use impulse::scene::{self, save};
 
 fn scene_files() -> Vec<std::path::PathBuf> {
@@ -310,6 +310,35 @@ fn bad_joint_frames_are_refused_naming_the_field() {
          axis_b: (0.0, 0.0, 1.0), reference_a: (1.0, 0.0, 0.0), reference_b: (1.0, 0.0, 0.0))",
     );
     assert!(scene::load_str(&good, "s.ron").is_ok());
+}
+
+#[test]
+fn collision_filters_load_in_any_base_and_save_back() {
+    let text = r#"Scene(bodies: [
+        (name: "ghost", position: (0.0, 1.0, 0.0),
+         colliders: [(shape: Sphere(radius: 0.5), filter: (category: 2, mask: 0xFFFD))]),
+        (name: "only mask", position: (2.0, 1.0, 0.0),
+         colliders: [(shape: Sphere(radius: 0.5), filter: (mask: 0b101))]),
+        (name: "plain", position: (4.0, 1.0, 0.0), colliders: [(shape: Sphere(radius: 0.5))]),
+    ])"#;
+    let filters = |s: &scene::Scene| {
+        ["ghost", "only mask", "plain"].map(|name| {
+            let (&body, _) = s.meta.iter().find(|(_, m)| m.name == name).expect(name);
+            let collider = s.world.body_colliders(body).next().expect("collider");
+            s.world.collider(collider).expect("live").filter()
+        })
+    };
+    let s = scene::load_str(text, "s.ron").expect("loads");
+    let expected = [
+        CollisionFilter::new(2, 0xFFFD),
+        CollisionFilter::new(1, 0b101),
+        CollisionFilter::DEFAULT,
+    ];
+    assert_eq!(filters(&s), expected);
+    let saved = save_as(&s, text);
+    assert_eq!(saved.matches("filter:").count(), 2, "{saved}");
+    let again = scene::load_str(&saved, "saved.ron").expect("the saved scene loads");
+    assert_eq!(filters(&again), expected);
 }
 
 #[test]

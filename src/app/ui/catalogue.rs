@@ -32,6 +32,7 @@ const GROUPS: [(&str, &[&str]); 4] = [
             "friction_ramp",
             "bullets",
             "sensors",
+            "filtering",
             "funnel",
             "launcher",
         ],

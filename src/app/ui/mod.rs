@@ -279,6 +279,26 @@ fn row(
     .inner
 }
 
+/// A filter's first eight bits as toggles "1" to "8" (groups 1–8; bit 0 is group 1), in a
+/// panel row; the other 24 bits are kept as they are and shown in the tooltip.
+fn filter_bits(ui: &mut Ui, label: &str, tip: &str, bits: &mut u32) -> egui::Response {
+    let tip = format!("{tip}\nAll 32 bits: 0x{:08X}", *bits);
+    row(ui, label, &tip, |ui| {
+        ui.spacing_mut().item_spacing.x = 1.0;
+        let mut response = ui.allocate_response(egui::Vec2::ZERO, egui::Sense::hover());
+        for bit in 0..8 {
+            let on = *bits & (1 << bit) != 0;
+            let toggle = ui.selectable_label(on, format!("{}", bit + 1));
+            if toggle.clicked() {
+                *bits ^= 1 << bit;
+                response.mark_changed();
+            }
+            response = response.union(toggle);
+        }
+        response
+    })
+}
+
 /// The rewind timeline: a slider over the recorded steps, step back / forward, back to the
 /// present, and what the history holds.
 fn timeline(ui: &mut Ui, sandbox: &mut Sandbox, view: &mut View) {
@@ -1269,6 +1289,7 @@ fn object(ui: &mut Ui, sandbox: &mut Sandbox, view: &mut View) {
             let first = sandbox.world.body_colliders(handle).next();
             if let Some(first) = first.and_then(|c| sandbox.world.collider(c)) {
                 let mut m: ColliderDef = first.to_def();
+                let mut filter = first.filter();
                 let mut changed = false;
                 changed |= row(
                     ui,
@@ -1302,6 +1323,27 @@ fn object(ui: &mut Ui, sandbox: &mut Sandbox, view: &mut View) {
                 changed |= density.changed();
                 if changed {
                     sandbox.set_material(handle, &m);
+                }
+                let category = filter_bits(
+                    ui,
+                    "category",
+                    "The groups the body's colliders are in (collision filtering). \
+                     Two colliders touch when each one's groups are among the \
+                     other's \"touches\" groups.",
+                    &mut filter.category,
+                );
+                mark("body category", &category);
+                let mask = filter_bits(
+                    ui,
+                    "touches",
+                    "The groups the body's colliders touch. Turn off a group to \
+                     let the body pass through its members (ghosts: in 2, touching \
+                     all but 2).",
+                    &mut filter.mask,
+                );
+                mark("body touches", &mask);
+                if category.changed() || mask.changed() {
+                    sandbox.set_filter(handle, filter);
                 }
             }
             let mut rgb = sandbox.body_color(handle);

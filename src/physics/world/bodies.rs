@@ -11,7 +11,7 @@
 use std::fmt;
 
 use crate::physics::body::{normalized_exactly, Body, BodyDef, BodyType, NULL};
-use crate::physics::collider::{Collider, ColliderDef, MixedMaterial};
+use crate::physics::collider::{Collider, ColliderDef, CollisionFilter, MixedMaterial};
 use crate::physics::math::{is_finite_vec, unit_rotation, Isometry, Mat3, Quat, Vec3};
 use crate::physics::shape::{MassProperties, Shape};
 use crate::physics::solver::invert_or_zero;
@@ -196,6 +196,7 @@ impl World {
             world_pose: Isometry::IDENTITY,
             aabb: crate::physics::aabb::Aabb::new(Vec3::ZERO, Vec3::ZERO),
             sensor: def.sensor,
+            filter: def.filter,
             user_data: def.user_data,
         };
         collider.sync(&body_pose);
@@ -626,6 +627,43 @@ impl World {
             self.contacts.slots[id as usize].material = mixed;
         }
         self.update_mass(body);
+        self.wake_body_index(body);
+        Ok(())
+    }
+
+    /// Changes which colliders a collider touches. Its contacts with colliders the new
+    /// filter refuses end now (with their end events); pairs it newly allows are found by
+    /// the next step's broad phase.
+    pub fn set_collider_filter(
+        &mut self,
+        handle: ColliderHandle,
+        filter: CollisionFilter,
+    ) -> Result<(), ColliderError> {
+        let collider = self
+            .colliders
+            .get_mut(handle)
+            .ok_or(ColliderError::StaleCollider)?;
+        collider.filter = filter;
+        let (body, proxy) = (collider.body, collider.proxy);
+        let mut ids = Vec::new();
+        self.body_contacts(body, &mut ids);
+        for id in ids {
+            let c = &self.contacts.slots[id as usize];
+            let other = match (c.collider_a, c.collider_b) {
+                (a, b) if a == handle.index() => b,
+                (a, b) if b == handle.index() => a,
+                _ => continue,
+            };
+            if self
+                .colliders
+                .at(other)
+                .is_some_and(|o| !o.filter.allows(filter))
+            {
+                self.wake_touching(body);
+                self.destroy_contact(id);
+            }
+        }
+        self.broad_phase.touch_proxy(proxy);
         self.wake_body_index(body);
         Ok(())
     }

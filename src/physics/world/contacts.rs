@@ -87,6 +87,7 @@ impl World {
         };
         if col_a.body == col_b.body
             || (col_a.sensor && col_b.sensor)
+            || !col_a.filter.allows(col_b.filter)
             || self.contacts.find(ca, cb).is_some()
         {
             return NewContact::NotNeeded;

@@ -1,5 +1,5 @@
 //! The iterations over contact constraints: warm start, the biased and relax passes
-//! (friction, the normal block, rolling resistance) and restitution.
+//! (friction and rolling resistance from `friction.rs`, the normal block) and restitution.
 //!
 //! They run over [`ConstraintLanes`]: four constraints of one colour at a time, one per
 //! SIMD lane (see `lanes.rs`). Each group reads its bodies' velocities, solves, and writes
@@ -10,12 +10,14 @@
 //! product with the lanes' inverse inertias per body and application.
 
 use super::block::{solve_lanes, sweep_lanes, Factor};
-use super::body::SolverBody;
+use super::friction::{
+    apply_friction, apply_twist, for_rolling_lanes, solve_friction, solve_rolling,
+};
+use super::lane_velocities::{arm_shift, arms, shift_now, Bodies, Tracking, Velocities};
 use super::lanes::{valid_mask, ColdLanes, ConstraintLanes, PassFactors};
-use super::simd::{f32x4, Quatx4, Vec3x4, LANES};
+use super::simd::{f32x4, Vec3x4, LANES};
 use super::StepContext;
-use crate::physics::constants::{RELAX_REGULARIZATION, STICKING_FRACTION};
-use crate::physics::math::Vec3;
+use crate::physics::constants::RELAX_REGULARIZATION;
 use crate::physics::narrow_phase::MAX_MANIFOLD_POINTS;
 
 /// Which iteration of a sub-step: the biased one pushes penetration out (soft), the relax
@@ -26,231 +28,6 @@ pub(crate) enum Pass {
     Biased,
     /// After the positions moved: the rigid normal block, then friction.
     Relax,
-}
-
-/// Where a pass reads and writes the solver bodies: the array itself, or a view of it
-/// shared by the workers of a colour, whose writers never touch the same body (`group.rs`).
-pub(crate) trait Bodies {
-    fn at(&self, index: u32) -> &SolverBody;
-    fn at_mut(&mut self, index: u32) -> &mut SolverBody;
-}
-
-impl Bodies for [SolverBody] {
-    #[inline]
-    fn at(&self, index: u32) -> &SolverBody {
-        &self[index as usize]
-    }
-
-    #[inline]
-    fn at_mut(&mut self, index: u32) -> &mut SolverBody {
-        &mut self[index as usize]
-    }
-}
-
-/// The inverse masses of the lanes' bodies A and B.
-type InvMasses = (f32x4, f32x4);
-
-/// The velocities of the four lanes' bodies while their constraints are solved.
-#[derive(Clone, Copy, Debug)]
-struct Velocities {
-    linear_a: Vec3x4,
-    angular_a: Vec3x4,
-    linear_b: Vec3x4,
-    angular_b: Vec3x4,
-}
-
-impl Velocities {
-    #[inline]
-    fn load<B: Bodies + ?Sized>(bodies: &B, c: &ConstraintLanes) -> Velocities {
-        let (linear_a, angular_a) = gather_velocities(c.body_a.map(|i| bodies.at(i)));
-        let (linear_b, angular_b) = gather_velocities(c.body_b.map(|i| bodies.at(i)));
-        Velocities {
-            linear_a,
-            angular_a,
-            linear_b,
-            angular_b,
-        }
-    }
-
-    /// Writes back the bodies contacts can move (finite mass): never the static stand-in
-    /// or a kinematic body, which other lanes may share. (Writing them back unconditionally
-    /// saves the branches, 0.9 % of pyramid40's instructions, but a pass does not always
-    /// leave them as it found them: with the hostile numbers of `tests/suite/loader_fuzz.rs` it
-    /// changed the stand-in's (a non-finite impulse times a zero inverse mass is NaN), and
-    /// the stand-in would pass that to everything resting on the ground.)
-    #[inline(always)]
-    fn store<B: Bodies + ?Sized>(&self, bodies: &mut B, c: &ConstraintLanes) {
-        let a = scatter_velocities(self.linear_a, self.angular_a);
-        let b = scatter_velocities(self.linear_b, self.angular_b);
-        let zero = f32x4::ZERO;
-        if (c.inv_mass_a.simd_gt(zero) & c.inv_mass_b.simd_gt(zero)).all() {
-            // Every body of the group can move (most groups): no test per lane.
-            for l in 0..LANES {
-                bodies.at_mut(c.body_a[l]).set_velocity_rows(a.0[l], a.1[l]);
-                bodies.at_mut(c.body_b[l]).set_velocity_rows(b.0[l], b.1[l]);
-            }
-            return;
-        }
-        let (mass_a, mass_b) = (c.inv_mass_a.to_array(), c.inv_mass_b.to_array());
-        for l in 0..LANES {
-            if mass_a[l] > 0.0 {
-                bodies.at_mut(c.body_a[l]).set_velocity_rows(a.0[l], a.1[l]);
-            }
-            if mass_b[l] > 0.0 {
-                bodies.at_mut(c.body_b[l]).set_velocity_rows(b.0[l], b.1[l]);
-            }
-        }
-    }
-
-    /// Velocity of B's point over A's along direction `d` with the angular rows r_a×d and
-    /// r_b×d: d·(v_b − v_a) + ω_b·(r_b×d) − ω_a·(r_a×d).
-    #[inline]
-    fn along(&self, d: Vec3x4, row_a: Vec3x4, row_b: Vec3x4) -> f32x4 {
-        d.dot(self.linear_b - self.linear_a) + self.angular_b.dot(row_b) - self.angular_a.dot(row_a)
-    }
-
-    /// Velocity of B's point over A's at arms r_a, r_b: (v_b + ω_b×r_b) − (v_a + ω_a×r_a).
-    #[inline]
-    fn at_point(&self, ra: Vec3x4, rb: Vec3x4) -> Vec3x4 {
-        (self.linear_b + self.angular_b.cross(rb)) - (self.linear_a + self.angular_a.cross(ra))
-    }
-
-    /// Applies an impulse `lambda` along `d` (from A to B), turning each body by `lambda`
-    /// times its turn per unit impulse.
-    #[inline]
-    fn apply(&mut self, masses: &InvMasses, d: Vec3x4, lambda: f32x4, turns: (Vec3x4, Vec3x4)) {
-        self.linear_a -= (masses.0 * lambda) * d;
-        self.angular_a -= lambda * turns.0;
-        self.linear_b += (masses.1 * lambda) * d;
-        self.angular_b += lambda * turns.1;
-    }
-}
-
-/// The inverse of [`gather_velocities`]: each lane's two rows ([v.x v.y v.z ω.x] and
-/// [ω.y ω.z · ·]), as [`SolverBody::set_velocity_rows`] stores them.
-#[inline]
-fn scatter_velocities(linear: Vec3x4, angular: Vec3x4) -> ([f32x4; LANES], [f32x4; LANES]) {
-    let zero = f32x4::ZERO;
-    (
-        f32x4::transpose([linear.x, linear.y, linear.z, angular.x]),
-        f32x4::transpose([angular.y, angular.z, zero, zero]),
-    )
-}
-
-/// The linear and angular velocities of four bodies, one per lane. Each body's six numbers
-/// are read as two rows, [v.x v.y v.z ω.x] and [ω.y ω.z 0 0] ([`SolverBody::velocity_rows`]),
-/// and the rows of the four bodies transposed into lanes: 0.5 % fewer instructions on
-/// pyramid40 than two [`Vec3x4::gather`]s, whose rows carry a padding zero each. Stored back
-/// the same way ([`scatter_velocities`]): taking each lane's two vectors out number by number
-/// instead cost 1.1 % of pyramid20's instructions more.
-#[inline]
-pub(super) fn gather_velocities(bodies: [&SolverBody; LANES]) -> (Vec3x4, Vec3x4) {
-    let rows = bodies.map(SolverBody::velocity_rows);
-    let [vx, vy, vz, wx] = f32x4::transpose(rows.map(|r| r.0));
-    let [wy, wz, _, _] = f32x4::transpose(rows.map(|r| r.1));
-    (
-        Vec3x4 {
-            x: vx,
-            y: vy,
-            z: vz,
-        },
-        Vec3x4 {
-            x: wx,
-            y: wy,
-            z: wz,
-        },
-    )
-}
-
-/// How the impulse arms move during the step: `c.shift`, the s below.
-///
-/// They follow each body's translation but not its rotation, because the contact point of
-/// a rolling or turning body stays where the bodies touch, not on the material point
-/// (rotating the arms would give a rolling ball a false normal velocity ω × Δ). Between two
-/// dynamic bodies both arms follow half the bodies' relative translation during the step,
-/// so the gap between the two anchors does not grow while the bodies slide: with
-/// s = ½(Δx_b − Δx_a), r_a = anchor_a + s and r_b = anchor_b − s. Against static or
-/// kinematic bodies the dynamic body's own arm is used as it is (s = 0).
-///
-/// The shift is at most a quarter of the smaller collider's size (half its bounding box's
-/// diagonal, `world/solve.rs`). The normal block's K is formed once per step from the
-/// unshifted arms, and a body small against its speed (a 5 mm box passing a hull at 2 m/s
-/// moves its own size in a sixtieth of a second) would otherwise be pushed through arms
-/// several times longer, with several times the K its impulses were sized for, so each
-/// pass overshoots and the pair gains energy without bound. Within the bound a sphere's K
-/// grows by at most (¼·√3)²/0.4 ≈ 47 % (its rotational term |s|²/(0.4·m·R²) against 1/m),
-/// inside the factor 2 that a Gauss–Seidel row can be off by and still take velocity out;
-/// a bridge's crate riding a swinging plank keeps its arms following it.
-///
-/// Measured again when the bodies moved since the last pass (`positions_moved`), else the
-/// one kept stays (zero at the step start, when nothing has moved).
-#[inline]
-fn shift_now<B: Bodies + ?Sized>(c: &mut ConstraintLanes, bodies: &B, positions_moved: bool) {
-    if positions_moved {
-        c.shift = arm_shift(c, relative_motion(c, bodies));
-    }
-}
-
-/// The shift s of lanes whose bodies moved apart by `moved` (Δx_b − Δx_a).
-#[inline]
-fn arm_shift(c: &ConstraintLanes, moved: Vec3x4) -> Vec3x4 {
-    let half = f32x4::splat(0.5) * moved;
-    let length2 = half.dot(half);
-    let over = length2.simd_gt(c.max_shift * c.max_shift);
-    let shortened = (c.max_shift / length2.sqrt()) * half;
-    let shift = Vec3x4::select(over, shortened, half);
-    Vec3x4::select(c.shared_point, shift, Vec3x4::ZERO)
-}
-
-/// The arms (r_a, r_b) now of anchors `anchor_a` and `anchor_b`.
-#[inline]
-fn arms(c: &ConstraintLanes, anchor_a: Vec3x4, anchor_b: Vec3x4) -> (Vec3x4, Vec3x4) {
-    (anchor_a + c.shift, anchor_b - c.shift)
-}
-
-/// The separation of a point now, during the step (Box2D v3): the two material points are
-/// moved with their bodies (Δx and Δq),
-/// s = s₀ + n·((Δx_b + Δq_b·r_b) − (Δx_a + Δq_a·r_a) − (r_b − r_a)).
-/// With n·(Δq·r) = (Δq⁻¹·n)·r, that is s₀ + n·(Δx_b − Δx_a) + m_b·r_b − m_a·r_a, where
-/// m = Δq⁻¹·n − n: one rotation per body and lane group instead of two per point.
-#[derive(Clone, Copy, Debug)]
-struct Tracking {
-    /// Δx_b − Δx_a.
-    moved: Vec3x4,
-    /// n·(Δx_b − Δx_a).
-    shared: f32x4,
-    /// m_a and m_b.
-    turned_a: Vec3x4,
-    turned_b: Vec3x4,
-}
-
-impl Tracking {
-    #[inline]
-    fn current<B: Bodies + ?Sized>(c: &ConstraintLanes, bodies: &B) -> Tracking {
-        let a = c.body_a.map(|i| bodies.at(i));
-        let b = c.body_b.map(|i| bodies.at(i));
-        let moved = relative_motion(c, bodies);
-        let normal = c.normal;
-        let turned = |q: Quatx4| q.inverse_rotate(normal) - normal;
-        Tracking {
-            moved,
-            shared: normal.dot(moved),
-            turned_a: turned(Quatx4::gather(a.map(|s| s.delta_rotation))),
-            turned_b: turned(Quatx4::gather(b.map(|s| s.delta_rotation))),
-        }
-    }
-
-    #[inline]
-    fn separation(&self, p: &super::lanes::PointLanes, start: f32x4) -> f32x4 {
-        start + self.shared + (self.turned_b.dot(p.anchor_b) - self.turned_a.dot(p.anchor_a))
-    }
-}
-
-/// Δx_b − Δx_a of every lane's bodies since the step start.
-#[inline]
-fn relative_motion<B: Bodies + ?Sized>(c: &ConstraintLanes, bodies: &B) -> Vec3x4 {
-    let delta = |index: &[u32; LANES]| Vec3x4::gather(index.map(|i| bodies.at(i).delta_position));
-    delta(&c.body_b) - delta(&c.body_a)
 }
 
 /// Applies one lane group's accumulated impulses at the current arms.
@@ -504,170 +281,6 @@ fn block_delta(
     delta
 }
 
-/// The lanes whose friction the biased pass can leave to the relax pass: no load and no
-/// friction impulse (the rows would do nothing: their limit is zero), or friction impulses
-/// within [`STICKING_FRACTION`] of their Coulomb limits (μ·Σλ_n across, μ·Σλ_n,i·d_i about
-/// the normal), where the biased rows would only answer the kick and the warm start, which
-/// undo each other up to what the relax pass left over (see the module notes).
-#[inline(always)]
-fn sticking(c: &ConstraintLanes, total: f32x4, twist_limit: f32x4) -> f32x4 {
-    let zero = f32x4::ZERO;
-    let [t0, t1] = c.friction_impulse;
-    let len2 = t0 * t0 + t1 * t1;
-    let twist = c.twist_impulse;
-    let unloaded = total.simd_eq(zero) & len2.simd_eq(zero) & twist.simd_eq(zero);
-    let fraction = f32x4::splat(STICKING_FRACTION) * c.friction;
-    let (max, twist_max) = (fraction * total, fraction * twist_limit);
-    let within = total.simd_gt(zero) & len2.simd_le(max * max) & twist.abs().simd_le(twist_max);
-    unloaded | within
-}
-
-/// Coulomb friction of the whole manifold (as Rapier's and Bepu's contact constraints):
-/// - at its centre, the two directions together: λ_t ← clamp(λ_t − M_t·v_t,
-///   |λ_t| ≤ μ·Σλ_n) with M_t the inverse 2×2 tangent mass matrix at the centre;
-/// - about its normal (twist): τ ← clamp(τ − w/(n·(I_a⁻¹ + I_b⁻¹)n), |τ| ≤ μ·Σλ_n,i·d_i)
-///   with w the relative spin about the normal and d_i each point's distance from the
-///   centre across the normal.
-///
-/// Three rows per manifold in place of two per point: the passes' most repeated work.
-fn solve_friction(c: &mut ConstraintLanes, v: &mut Velocities, pass: Pass) {
-    let (mut total, mut twist_limit) = (f32x4::ZERO, f32x4::ZERO);
-    for p in &c.points[..c.count] {
-        total += p.normal_impulse;
-        twist_limit += p.normal_impulse * p.lever;
-    }
-    if let Pass::Biased = pass {
-        if sticking(c, total, twist_limit).all() {
-            return;
-        }
-    }
-    let tangents = c.tangents();
-    let (ra, rb) = arms(c, c.centre_a, c.centre_b);
-    let relative = v.at_point(ra, rb);
-    let (v0, v1) = (tangents[0].dot(relative), tangents[1].dot(relative));
-    let m = c.friction_mass;
-    let old = c.friction_impulse;
-    let mut new = [
-        old[0] - (m[0] * v0 + m[1] * v1),
-        old[1] - (m[1] * v0 + m[2] * v1),
-    ];
-    let max = c.friction * total;
-    let len2 = new[0] * new[0] + new[1] * new[1];
-    let over = len2.simd_gt(max * max);
-    if over.any() {
-        let scale = over.select(max / len2.sqrt(), f32x4::ONE);
-        new = [new[0] * scale, new[1] * scale];
-    }
-    c.friction_impulse = new;
-    apply_friction(c, v, tangents, (ra, rb), [new[0] - old[0], new[1] - old[1]]);
-    // Twist (none where every lane's manifold is a single point, like two spheres': no
-    // lever, no twist).
-    let limit = c.friction * twist_limit;
-    if !limit.simd_gt(f32x4::ZERO).any() && !c.twist_impulse.simd_ne(f32x4::ZERO).any() {
-        return;
-    }
-    let spin = c.normal.dot(v.angular_b - v.angular_a);
-    let old = c.twist_impulse;
-    let new = (old - c.twist_mass * spin).max(-limit).min(limit);
-    c.twist_impulse = new;
-    let d = new - old;
-    apply_twist(c, v, d);
-}
-
-/// Applies friction impulses `[d0, d1]` along the tangents `[t0, t1]` at the manifold's
-/// centre, whose arms are now `(ra, rb)`: the impulse p = d0·t0 + d1·t1 turns each body by
-/// I⁻¹(r × p).
-#[inline(always)]
-fn apply_friction(
-    c: &ConstraintLanes,
-    v: &mut Velocities,
-    [t0, t1]: [Vec3x4; 2],
-    (ra, rb): (Vec3x4, Vec3x4),
-    [d0, d1]: [f32x4; 2],
-) {
-    let impulse = d0 * t0 + d1 * t1;
-    v.linear_a -= c.inv_mass_a * impulse;
-    v.angular_a -= c.turn_a(ra.cross(impulse));
-    v.linear_b += c.inv_mass_b * impulse;
-    v.angular_b += c.turn_b(rb.cross(impulse));
-}
-
-/// Applies a twist impulse `d` about the normal: each body turns by d·I⁻¹n.
-#[inline(always)]
-fn apply_twist(c: &ConstraintLanes, v: &mut Velocities, d: f32x4) {
-    let moment = d * c.normal;
-    v.angular_a -= c.turn_a(moment);
-    v.angular_b += c.turn_b(moment);
-}
-
-/// Runs `f` on every lane with rolling resistance: its rolling data, its total normal
-/// impulse, the bodies' inverse inertias and the lane's angular velocities.
-fn for_rolling_lanes<B: Bodies + ?Sized>(
-    c: &ConstraintLanes,
-    cold: &mut ColdLanes,
-    bodies: &B,
-    v: &mut Velocities,
-    mut f: impl FnMut(
-        &mut super::lanes::RollingLane,
-        f32,
-        &crate::physics::math::Mat3,
-        &crate::physics::math::Mat3,
-        &mut Vec3,
-        &mut Vec3,
-    ),
-) {
-    for l in 0..LANES {
-        if cold.rolling[l].resistance <= 0.0 {
-            continue;
-        }
-        let total_normal: f32 = c.points[..cold.counts[l]]
-            .iter()
-            .map(|p| p.normal_impulse.as_array()[l])
-            .sum();
-        let (mut wa, mut wb) = (v.angular_a.lane(l), v.angular_b.lane(l));
-        let inertia_a = &bodies.at(c.body_a[l]).inv_inertia;
-        let inertia_b = &bodies.at(c.body_b[l]).inv_inertia;
-        f(
-            &mut cold.rolling[l],
-            total_normal,
-            inertia_a,
-            inertia_b,
-            &mut wa,
-            &mut wb,
-        );
-        v.angular_a.set_lane(l, wa);
-        v.angular_b.set_lane(l, wb);
-    }
-}
-
-/// Rolling resistance: an angular impulse against the relative spin, at most (lever arm ×
-/// total normal impulse), like Coulomb friction for rotation.
-fn solve_rolling<B: Bodies + ?Sized>(
-    c: &ConstraintLanes,
-    cold: &mut ColdLanes,
-    bodies: &B,
-    v: &mut Velocities,
-) {
-    for_rolling_lanes(
-        c,
-        cold,
-        bodies,
-        v,
-        |rolling, total_normal, inertia_a, inertia_b, wa, wb| {
-            let max = rolling.resistance * total_normal;
-            let old = rolling.impulse;
-            let mut new = old - rolling.mass * (*wb - *wa);
-            if new.length_squared() > max * max {
-                new = new.normalize_or_zero() * max;
-            }
-            rolling.impulse = new;
-            let delta = new - old;
-            *wa -= *inertia_a * delta;
-            *wb += *inertia_b * delta;
-        },
-    );
-}
-
 /// One kind of per-lane-group work of the sub-steps (`group.rs`).
 /// `positions_moved`: the bodies moved since the last pass (or since packing), so the arms'
 /// shift (and, for a pass, each point's separation) is measured again; otherwise the last
@@ -784,11 +397,15 @@ pub(crate) fn restitution_lanes<B: Bodies + ?Sized>(
 
 #[cfg(test)]
 mod tests {
+    use super::super::body::SolverBody;
     use super::super::constraint::{ConstraintInput, ConstraintShared, PointInput};
+    use super::super::friction::sticking;
     use super::super::lanes::PointImpulses;
     use super::super::Softness;
     use super::*;
     use crate::physics::collider::MixedMaterial;
+    use crate::physics::constants::STICKING_FRACTION;
+    use crate::physics::math::Vec3;
 
     /// A lane group with its cold block and both passes' factorisations.
     type Group = (ConstraintLanes, ColdLanes, [PassFactors; 2]);

@@ -4,12 +4,13 @@
 use std::ops::Range;
 
 use super::body::{clamp_speeds, stop_non_finite, SolverBody, SolverForces};
-use super::contact_solve::{run_lanes, Bodies, Pass, Work};
+use super::contact_solve::{run_lanes, Pass, Work};
 use super::crew::{Alone, Crew, Shared};
 use super::integrate::{
     capped_integrate_positions, integrate_positions, integrate_velocities,
     integrate_velocities_capped,
 };
+use super::lane_velocities::Bodies;
 use super::lanes::{ColdLanes, ConstraintLanes, PassFactors};
 use super::StepContext;
 use crate::physics::joint::{

@@ -19,8 +19,8 @@
 use super::block::FactorLanes;
 use super::body::SolverBody;
 use super::constraint::{invert_or_zero, ConstraintInput, PointInput};
-use super::contact_solve::gather_velocities;
 use super::crew::{for_each_block, Shared};
+use super::lane_velocities::gather_velocities;
 use super::simd::{f32x4, SymMat3x4, Vec3x4, LANES};
 use crate::physics::constants::RELAX_REGULARIZATION;
 use crate::physics::math::{orthonormal_basis, Mat3, Vec3};

@@ -45,8 +45,8 @@
 //!   stick (their friction within [`STICKING_FRACTION`](super::constants::STICKING_FRACTION)
 //!   of the Coulomb limit) skip it in the biased pass: friction that answers the push-out
 //!   velocity rocks a light body under a heavy one.
-//! - **Friction acts on the whole manifold**: two tangent rows at its centre solved together
-//!   and a twist about the normal, bounded by μ·Σλ_n and μ·Σλ_i·d_i.
+//! - **Friction acts on the whole manifold** ([`friction`]): two tangent rows at its centre
+//!   solved together and a twist about the normal, bounded by μ·Σλ_n and μ·Σλ_i·d_i.
 //! - **Lever arms are anchored** (`world/solve.rs`): a point keeps the arms it was first
 //!   solved with while it stays within a reach of a quarter of the feature size; re-derived
 //!   arms make tall stacks buckle below ~30 Hz contacts.
@@ -57,7 +57,9 @@
 //!   an impulse with three products instead of a 3×3 one (`ConstraintLanes::turn_a`).
 //! - **Colours and lanes**: constraints coloured so that no two of a colour move the same body
 //!   ([`graph_colour`]), lowest first, each colour solved four at a time in SIMD lanes
-//!   ([`lanes`], [`simd`]), bit for bit what one by one gives.
+//!   ([`lanes`], [`simd`]; the passes over them in [`contact_solve`], the bodies'
+//!   velocities gathered into lanes and back in [`lane_velocities`]), bit for bit what one
+//!   by one gives.
 //! - **No length scale**: a resting contact sinks W·K_ii/ω² whatever the body's size; the
 //!   length scales (anchoring reach, sleep thresholds, speculative margin, SAT tolerance) live
 //!   elsewhere and are tested from 1 cm to 100 m.
@@ -67,10 +69,12 @@ mod body;
 mod constraint;
 mod contact_solve;
 pub(crate) mod crew;
+mod friction;
 mod graph_colour;
 mod group;
 mod impact;
 mod integrate;
+mod lane_velocities;
 mod lanes;
 mod simd;
 

@@ -1,0 +1,78 @@
+//! The solve phase: sub-steps for a jointed mass ratio, and the height keys bodies are ordered by.
+
+use super::height_key;
+use crate::physics::solver::substeps_for_mass_ratio;
+use crate::physics::{
+    BodyDef, BodyHandle, ColliderDef, JointDef, Shape, Vec3, World, WorldSettings,
+};
+
+/// A ball of `radius` at `x` on the x axis (density 1: m = 4/3·π·r³ kg).
+fn ball(world: &mut World, x: f32, radius: f32) -> BodyHandle {
+    let body = world.create_body(BodyDef {
+        position: Vec3::new(x, 0.0, 0.0),
+        ..BodyDef::default()
+    });
+    world
+        .add_collider(body, ColliderDef::new(Shape::sphere(radius)))
+        .expect("collider");
+    body
+}
+
+/// A jointed pair of balls 125 times apart in mass (radii 1 and 0.2) is one island with
+/// substeps_for_mass_ratio(4, 125) = ⌈4·√(125/25)⌉ = 9 sub-steps; the same two balls
+/// apart and unjoined keep the world's 4.
+#[test]
+fn a_jointed_mass_ratio_gives_its_island_more_substeps() {
+    for joined in [false, true] {
+        let mut world = World::new(WorldSettings {
+            gravity: Vec3::ZERO,
+            enable_sleeping: false,
+            substeps: 4,
+            ..WorldSettings::default()
+        });
+        let heavy = ball(&mut world, 0.0, 1.0);
+        let light = ball(&mut world, 3.0, 0.2);
+        let ratio = world.body(heavy).unwrap().mass() / world.body(light).unwrap().mass();
+        assert!((ratio - 125.0).abs() < 1.0e-2, "{ratio}");
+        assert_eq!(substeps_for_mass_ratio(4, ratio), 9);
+        if joined {
+            let anchor = Vec3::new(2.0, 0.0, 0.0);
+            let def = JointDef::spherical(&world, heavy, Some(light), anchor);
+            world.create_joint(def).expect("joint");
+        }
+        world.step(1.0 / 60.0);
+        let groups: Vec<u32> = world
+            .scratch
+            .islands
+            .groups
+            .iter()
+            .map(|g| g.substeps)
+            .collect();
+        let expected = if joined { 9 } else { 4 };
+        assert_eq!(groups, [expected], "joined: {joined}");
+    }
+}
+
+#[test]
+fn height_keys_sort_as_total_cmp() {
+    let heights = [
+        -f32::INFINITY,
+        -3.5,
+        -1.0e-30,
+        -0.0,
+        0.0,
+        1.0e-30,
+        0.25,
+        7.0,
+        f32::INFINITY,
+    ];
+    for a in heights {
+        for b in heights {
+            assert_eq!(
+                height_key(a).cmp(&height_key(b)),
+                a.total_cmp(&b),
+                "{a} {b}"
+            );
+        }
+    }
+}

@@ -1,4 +1,5 @@
-//! The island block: elimination of full, rank-deficient and island-ordered systems against dense solutions, rank-one rows, and the rules for rows along locked axes.
+//! The island block: elimination of full, rank-deficient and island-ordered systems against
+//! dense solutions, rank-one rows, and the rules for rows along locked axes.
 
 use super::*;
 use crate::physics::math::Mat3;

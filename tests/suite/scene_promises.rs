@@ -5,7 +5,7 @@
 //! Promises tested elsewhere: `bridge.ron` (the deck holds its crates, in `joints.rs`),
 //! `ragdoll.ron`'s first ragdoll down the stairs (`joints.rs`), `newtons_cradle.ron`'s first
 //! swing through the row (`joints.rs`), `sensors.ron`'s events (`cli.rs`), and the walk along
-//! a wall in `topdown.ron` (`tests/window.rs`).
+//! a wall in `topdown.ron` (`tests/window/`).
 
 use std::path::Path;
 

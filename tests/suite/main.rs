@@ -18,6 +18,7 @@ mod filtering;
 mod integrators;
 mod joint_energy;
 mod joint_fuzz;
+mod joint_rotations;
 mod joints;
 mod loader_fuzz;
 mod locks;

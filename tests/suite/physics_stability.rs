@@ -1,11 +1,10 @@
 //! Solver stability with sleeping off (sleeping hides instability): tall stacks, a wall
 //! pyramid, heavy bodies on light ones, and a 1 cm cube.
 
-use impulse::physics::{
-    BodyDef, BodyHandle, BodyType, ColliderDef, Quat, Shape, Vec3, World, WorldSettings,
-};
+use crate::common;
 
-const DT: f32 = 1.0 / 60.0;
+use common::{ground, run, DT};
+use impulse::physics::{BodyDef, BodyHandle, ColliderDef, Quat, Shape, Vec3, World, WorldSettings};
 
 fn world(sleeping: bool) -> World {
     World::new(WorldSettings {
@@ -14,17 +13,9 @@ fn world(sleeping: bool) -> World {
     })
 }
 
+/// The plane y = 0, friction 0.6.
 fn ground_plane(world: &mut World) {
-    let g = world.create_body(BodyDef {
-        body_type: BodyType::Static,
-        ..BodyDef::default()
-    });
-    world
-        .add_collider(
-            g,
-            ColliderDef::new(Shape::plane(Vec3::Y)).with_friction(0.6),
-        )
-        .unwrap();
+    ground(world, 0.6, 0.0);
 }
 
 /// A static 200 m × 1 m × 200 m box whose top face is y = 0.
@@ -55,12 +46,6 @@ fn position(world: &World, b: BodyHandle) -> Vec3 {
 
 fn horizontal(v: Vec3) -> f32 {
     v.x.hypot(v.z)
-}
-
-fn run(world: &mut World, steps: usize) {
-    for _ in 0..steps {
-        world.step(DT);
-    }
 }
 
 /// 20 unit cubes, sleeping off, for 60 s: a perfectly aligned stack has no reason to move

@@ -20,12 +20,14 @@ mod sandbox;
 mod stress;
 mod timeline;
 mod ui;
+#[cfg(target_arch = "wasm32")]
+mod web;
 mod world_draw;
 
+use crate::physics::clock::Instant;
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
 
 use macroquad::prelude::*;
 
@@ -175,6 +177,82 @@ pub fn run(options: AppOptions) -> Result<(), CliError> {
     std::mem::replace(&mut *guard, Ok(()))
 }
 
+/// Opens the sandbox in a browser page (wasm32): on the shipped scene `?scene=NAME` in
+/// the page's address names, else on the last scene edited in this browser, else on the
+/// default scene; one thread, no command line.
+#[cfg(target_arch = "wasm32")]
+pub fn run_web() {
+    web::install();
+    let named = web::scene_parameter().map(|name| {
+        let path = ["scenes", "scenes/bench"]
+            .iter()
+            .map(|dir| PathBuf::from(format!("{dir}/{name}.ron")))
+            .find(|p| crate::scene::shipped::shipped_text(p).is_some());
+        (name, path)
+    });
+    let mut notice = None;
+    let loaded = match named {
+        Some((_, Some(path))) => sandbox::load_initial(Some(&path)),
+        Some((name, None)) => {
+            notice = Some(format!("?scene={name}: no shipped scene has that name"));
+            sandbox::load_initial(None)
+        }
+        None => match web::last_scene() {
+            Some((name, text)) => match crate::scene::load_str(&text, &name) {
+                Ok(scene) => Ok((scene, sandbox::Source::File(PathBuf::from(&name)), text)),
+                Err(_) => sandbox::load_initial(None),
+            },
+            None => sandbox::load_initial(None),
+        },
+    };
+    let (scene, source, text) = match loaded {
+        Ok(l) => l,
+        Err(e) => {
+            web::console_error(&e.to_string());
+            return;
+        }
+    };
+    let mut sandbox = Sandbox::new(scene, source, text);
+    sandbox.error = notice;
+    let checked = match (AppOptions::default()).check() {
+        Ok(c) => c,
+        Err(e) => {
+            web::console_error(&e);
+            return;
+        }
+    };
+    let conf = window_conf(None, None);
+    macroquad::Window::from_config(conf, async move {
+        if let Err(e) = main_loop(checked, sandbox).await {
+            web::console_error(&e.to_string());
+        }
+    });
+}
+
+/// The page's part of a frame in a browser: a file picked with Open file… loads, the page
+/// hears how many steps the world took, and an edited world is kept in local storage (at
+/// most once a second).
+#[cfg(target_arch = "wasm32")]
+fn web_frame(sandbox: &mut Sandbox, view: &View, kept: &mut (u64, f64)) {
+    if let Some((name, text)) = web::take_upload() {
+        sandbox.load_text(std::path::Path::new(&name), text);
+    }
+    web::report(
+        sandbox.world.step_count(),
+        !sandbox.playing,
+        view.stats.frame_time * 1000.0,
+        view.stats.physics_ms,
+        sandbox.world.body_count(),
+    );
+    let now = web::now();
+    if sandbox.edits != kept.0 && now - kept.1 > 1.0 {
+        if let Ok(text) = sandbox.scene_text(&view.camera.to_desc()) {
+            web::store_last_scene(&sandbox.source.label(), &text);
+        }
+        *kept = (sandbox.edits, now);
+    }
+}
+
 /// Timing history for the stats panel.
 #[derive(Default)]
 pub struct Stats {
@@ -285,6 +363,7 @@ pub struct View {
     /// Where the held body's target was lately: (simulated time, point), oldest first.
     pub grab_trail: Vec<(f64, Vec3)>,
     /// The file dialog of Open… and Save as….
+    #[cfg(not(target_arch = "wasm32"))]
     pub files: ui::FileBrowser,
     /// The body the camera follows, and where it was when the camera last moved with it.
     pub follow: Option<(crate::physics::BodyHandle, Vec3)>,
@@ -350,6 +429,7 @@ async fn main_loop(checked: Checked, mut sandbox: Sandbox) -> Result<(), CliErro
         help: false,
         browser: ui::SceneBrowser::default(),
         grab_trail: Vec::new(),
+        #[cfg(not(target_arch = "wasm32"))]
         files: ui::FileBrowser::default(),
         follow: None,
         selected_only: false,
@@ -373,6 +453,9 @@ async fn main_loop(checked: Checked, mut sandbox: Sandbox) -> Result<(), CliErro
     let mut reload_timer = 0.0f32;
     let mut frame = 0u64;
     let mut camera_source = None;
+    // The edit count and time of the scene last kept in the browser's local storage.
+    #[cfg(target_arch = "wasm32")]
+    let mut web_kept = (sandbox.edits, 0.0);
 
     loop {
         let frame_dt = get_frame_time();
@@ -506,7 +589,7 @@ async fn main_loop(checked: Checked, mut sandbox: Sandbox) -> Result<(), CliErro
         // The 3D view.
         clear_background(Color::new(0.70, 0.78, 0.88, 1.0));
         set_camera(&view.camera.camera3d());
-        let drawing = std::time::Instant::now();
+        let drawing = Instant::now();
         world_draw::draw_world(&sandbox, &view, &mut renderer);
         let render_ms = drawing.elapsed().as_secs_f32() * 1000.0;
         view.stats.triangles = renderer.triangles;
@@ -529,6 +612,8 @@ async fn main_loop(checked: Checked, mut sandbox: Sandbox) -> Result<(), CliErro
             }
         }
         poll_writing(&mut view, &mut sandbox);
+        #[cfg(target_arch = "wasm32")]
+        web_frame(&mut sandbox, &view, &mut web_kept);
         input.draw_ui();
 
         frame += 1;

@@ -5,6 +5,7 @@
 pub mod aabb;
 pub mod body;
 pub mod broad_phase;
+pub mod clock;
 pub mod collider;
 pub mod constants;
 pub mod contact;

@@ -1,6 +1,6 @@
 //! What a step cost and what it worked on.
 
-use std::time::Instant;
+use super::clock::Instant;
 
 /// Measures consecutive phases: each `lap` returns the milliseconds since the last one.
 pub(crate) struct PhaseTimer {

@@ -8,6 +8,7 @@ pub mod build;
 pub mod generators;
 pub mod save;
 pub mod schema;
+pub mod shipped;
 
 use std::fmt;
 use std::path::Path;

@@ -6,9 +6,9 @@
 
 mod mesh;
 
+use crate::physics::clock::Instant;
 use std::collections::HashMap;
 use std::sync::{Arc, Weak};
-use std::time::Instant;
 
 use macroquad::miniquad::{
     BlendFactor, BlendState, BlendValue, BufferId, BufferLayout, BufferSource, BufferType,

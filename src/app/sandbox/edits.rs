@@ -18,6 +18,7 @@ impl Sandbox {
     /// [`Sandbox::commit_edits`]).
     pub fn mark_edited(&mut self) {
         self.edited = true;
+        self.edits += 1;
     }
 
     /// Called by every edit before it changes anything: while paused, the first edit of a

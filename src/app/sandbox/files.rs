@@ -20,21 +20,49 @@ impl Source {
             Source::File(p) => p.display().to_string(),
         }
     }
+
+    /// The file name without its extension ("default" for the default scene), for the
+    /// names of saved scenes and recordings.
+    pub fn stem(&self) -> String {
+        match self {
+            Source::File(p) => p
+                .file_stem()
+                .map(|s| s.to_string_lossy().to_string())
+                .unwrap_or_else(|| "scene".into()),
+            Source::Default => "default".into(),
+        }
+    }
 }
 
-/// A file's modification time, if it can be read.
+/// A file's modification time, if it can be read (never in a browser, which has no files
+/// to watch).
 pub(super) fn modified(path: &Path) -> Option<SystemTime> {
     std::fs::metadata(path).and_then(|m| m.modified()).ok()
+}
+
+/// The text of the scene file at `path`: from the disk, or in a browser (which has no
+/// files) the compiled-in text of a shipped scene (`scenes/NAME.ron`).
+pub(crate) fn read_scene(path: &Path) -> Result<String, String> {
+    #[cfg(target_arch = "wasm32")]
+    {
+        scene::shipped::shipped_text(path)
+            .map(str::to_string)
+            .ok_or_else(|| "not a shipped scene; open your own files with Open file…".to_string())
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        std::fs::read_to_string(path).map_err(|e| format!("cannot read the file: {e}"))
+    }
 }
 
 /// Loads what the command line asked for (a file or the default scene).
 pub fn load_initial(path: Option<&Path>) -> Result<(Scene, Source, String), SceneError> {
     match path {
         Some(p) => {
-            let text = std::fs::read_to_string(p).map_err(|e| SceneError {
+            let text = read_scene(p).map_err(|message| SceneError {
                 file: p.display().to_string(),
                 position: None,
-                message: format!("cannot read the file: {e}"),
+                message,
             })?;
             let scene = scene::load_str(&text, &p.display().to_string())?;
             Ok((scene, Source::File(p.to_path_buf()), text))
@@ -62,13 +90,19 @@ impl Sandbox {
             ));
             return false;
         }
-        let text = match std::fs::read_to_string(path) {
+        let text = match read_scene(path) {
             Ok(t) => t,
             Err(e) => {
-                self.error = Some(format!("{}: cannot read the file: {e}", path.display()));
+                self.error = Some(format!("{}: {e}", path.display()));
                 return false;
             }
         };
+        self.load_text(path, text)
+    }
+
+    /// Loads a scene from `text`, read from `path`; on failure the current scene keeps
+    /// running and the error shows. Returns true when a new scene was installed.
+    pub fn load_text(&mut self, path: &Path, text: String) -> bool {
         match scene::load_str(&text, &path.display().to_string()) {
             Ok(scene) => {
                 self.install(scene, Source::File(path.to_path_buf()), text);
@@ -117,10 +151,10 @@ impl Sandbox {
         reloaded
     }
 
-    /// Writes the world to `path`.
-    pub fn save_as(&mut self, path: &Path, camera: &CameraDesc) {
+    /// The world as a scene file's text, seen from `camera` (what Save as writes).
+    pub fn scene_text(&self, camera: &CameraDesc) -> Result<String, String> {
         let note = save::saved_note(&self.world, &self.source.label());
-        let result = save::save_scene(
+        save::save_scene(
             &self.world,
             &self.meta,
             Some(camera),
@@ -128,7 +162,11 @@ impl Sandbox {
             Some(&self.source_text),
             &note,
         )
-        .and_then(|text| {
+    }
+
+    /// Writes the world to `path`.
+    pub fn save_as(&mut self, path: &Path, camera: &CameraDesc) {
+        let result = self.scene_text(camera).and_then(|text| {
             std::fs::write(path, text).map_err(|e| format!("{}: cannot write: {e}", path.display()))
         });
         match result {

@@ -5,7 +5,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Instant, SystemTime};
+use std::time::SystemTime;
+
+use crate::physics::clock::Instant;
 
 use macroquad::prelude::*;
 
@@ -86,6 +88,9 @@ pub struct Sandbox {
     pub events: super::events::EventLog,
     /// Edited since the timeline last heard of it (see [`Sandbox::commit_edits`]).
     edited: bool,
+    /// Edits and scene loads so far: a change means the world differs from what was last
+    /// kept (the web build keeps it in the page's local storage).
+    pub edits: u64,
     /// The joint the panel's Join button makes.
     pub joint_tool: super::joining::JointTool,
     /// The body waiting for a click on the body to join it to.
@@ -130,6 +135,7 @@ impl Sandbox {
             timeline,
             events: super::events::EventLog::default(),
             edited: false,
+            edits: 0,
             joint_tool: super::joining::JointTool::default(),
             joining: None,
             undo: Vec::new(),
@@ -160,6 +166,7 @@ impl Sandbox {
         self.timeline.reset(&self.world, &self.meta, self.timestep);
         self.events.clear();
         self.edited = false;
+        self.edits += 1;
         self.undo.clear();
         self.undone.clear();
     }

@@ -98,26 +98,45 @@ impl Catalogue {
 
 /// The `.ron` files directly in `dir`, sorted by name, with their descriptions.
 fn ron_files(dir: &Path) -> Vec<Entry> {
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|d| {
-            d.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "ron"))
-                .collect()
-        })
-        .unwrap_or_default();
-    paths.sort();
-    paths
+    let mut files = scene_files(dir);
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    files
         .into_iter()
-        .map(|path| Entry {
+        .map(|(path, text)| Entry {
             name: path
                 .file_stem()
                 .map(|s| s.to_string_lossy().to_string())
                 .unwrap_or_default(),
-            description: std::fs::read_to_string(&path)
-                .map(|t| description(&t))
-                .unwrap_or_default(),
+            description: text.map(|t| description(&t)).unwrap_or_default(),
             path,
         })
+        .collect()
+}
+
+/// The `.ron` files directly in `dir` with their text (`None` when unreadable).
+#[cfg(not(target_arch = "wasm32"))]
+fn scene_files(dir: &Path) -> Vec<(PathBuf, Option<String>)> {
+    std::fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "ron"))
+                .map(|p| {
+                    let text = std::fs::read_to_string(&p).ok();
+                    (p, text)
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The shipped scenes directly in `dir` (`scenes` or `scenes/bench`), compiled in: a
+/// browser has no folders to list.
+#[cfg(target_arch = "wasm32")]
+fn scene_files(dir: &Path) -> Vec<(PathBuf, Option<String>)> {
+    crate::scene::shipped::SHIPPED
+        .iter()
+        .map(|(p, text)| (PathBuf::from(p), Some(text.to_string())))
+        .filter(|(p, _)| p.parent() == Some(dir))
         .collect()
 }
 

@@ -6,8 +6,12 @@
 //! ([`row`]), so opening a section never widens it, and errors and notices are overlays on
 //! the 3D view instead of lines that push the controls down.
 
+#[cfg(target_arch = "wasm32")]
+mod browser;
 mod catalogue;
 mod debug_layers;
+#[cfg(not(target_arch = "wasm32"))]
+mod disk;
 mod files;
 pub mod help;
 mod inspector;
@@ -16,8 +20,8 @@ mod simulation;
 mod spawn;
 mod timeline;
 
+use crate::physics::clock::Instant;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use egui::{self, Align, Color32, Layout, RichText, Ui};
 use egui_plot::{Line, Plot, PlotPoints};
@@ -31,8 +35,10 @@ use crate::physics::{
 };
 use catalogue::Catalogue;
 use debug_layers::debug_layers;
-pub use files::{save_dir, FileBrowser, SceneBrowser};
-use files::{scene, Purpose};
+#[cfg(not(target_arch = "wasm32"))]
+pub use disk::{save_dir, FileBrowser};
+use files::scene;
+pub use files::SceneBrowser;
 use inspector::object;
 use readouts::{events, plots_section, stats, stress};
 use simulation::{simulation, solver};
@@ -198,13 +204,8 @@ pub fn panels(ctx: &egui::Context, sandbox: &mut Sandbox, view: &mut View) {
     about(ctx, sandbox, area);
     status(ctx, sandbox, area);
     help::window(ctx, &mut view.help);
-    match view.files.update(ctx) {
-        Some((Purpose::Open, path)) => {
-            sandbox.load(&path);
-        }
-        Some((Purpose::Save, path)) => sandbox.save_as(&path, &view.camera.to_desc()),
-        None => {}
-    }
+    #[cfg(not(target_arch = "wasm32"))]
+    disk::file_dialog(ctx, sandbox, view);
     // egui points are pixels (high_dpi is off), scaled by pixels_per_point.
     let scale = ctx.pixels_per_point();
     view.camera.viewport = [

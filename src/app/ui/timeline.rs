@@ -35,7 +35,11 @@ pub(super) fn timeline(ui: &mut Ui, sandbox: &mut Sandbox, view: &mut View) {
             sandbox.playing = false;
             sandbox.step_once();
         }
+        // A browser has no folder to write the GIF to (and no thread to encode it on).
+        #[cfg(not(target_arch = "wasm32"))]
         record_button(ui, sandbox, view);
+        #[cfg(target_arch = "wasm32")]
+        let _ = &view;
         let mut step = now;
         let status_width = 260.0;
         ui.spacing_mut().slider_width = (ui.available_width() - status_width).max(60.0);
@@ -69,11 +73,13 @@ pub(super) fn timeline(ui: &mut Ui, sandbox: &mut Sandbox, view: &mut View) {
 }
 
 /// How much of the present a Record pressed at the present takes in, s.
+#[cfg(not(target_arch = "wasm32"))]
 pub(super) const RECORD_SECONDS: f64 = 5.0;
 
 /// Record: replays the timeline from the step shown (from [`RECORD_SECONDS`] back when at
 /// the present) to its end, one step a frame, and writes the view as an animated GIF in
 /// the save folder; while it runs, Stop writes what it has.
+#[cfg(not(target_arch = "wasm32"))]
 pub(super) fn record_button(ui: &mut Ui, sandbox: &mut Sandbox, view: &mut View) {
     if let Some(recording) = &view.recording {
         let text = format!("Stop ({} pictures)", recording.frames());
@@ -109,13 +115,7 @@ pub(super) fn record_button(ui: &mut Ui, sandbox: &mut Sandbox, view: &mut View)
     if button.clicked() {
         // Made the first time it is needed; a failure shows as the recording's.
         let _ = std::fs::create_dir_all(&dir);
-        let stem = match &sandbox.source {
-            Source::File(p) => p
-                .file_stem()
-                .map(|s| s.to_string_lossy().to_string())
-                .unwrap_or_else(|| "scene".into()),
-            Source::Default => "default".into(),
-        };
+        let stem = sandbox.source.stem();
         let path = dir.join(format!("{stem}-steps-{start}-{head}.gif"));
         sandbox.scrub_to(start);
         view.recording = Some(super::super::record::Recording::new(

@@ -16,6 +16,9 @@ cd "$(dirname "$0")/.."
 TARGET=wasm32-unknown-unknown
 OUT=target/web
 FEATURES=(--no-default-features --features app --bin impulse)
+# wasm's 128-bit SIMD (every current browser has it) for the solver's four-lane maths:
+# about 1.6 times faster steps than the scalar fallback (docs/web.md).
+SIMD="-C target-feature=+simd128"
 
 use_debian=false
 if [ "${1:-}" = "--debian" ]; then
@@ -41,12 +44,12 @@ if $use_debian; then
   fi
   # Its own target folder: the Debian compiler's build of the dependencies is not rustup's.
   RUSTC_BOOTSTRAP=1 RUSTC=/usr/bin/rustc CARGO_TARGET_DIR=target/debian-web \
-    RUSTFLAGS="-C linker=wasm-ld -C link-arg=--allow-undefined" \
+    RUSTFLAGS="-C linker=wasm-ld -C link-arg=--allow-undefined $SIMD" \
     /usr/bin/cargo build --release --target "$TARGET" -Zbuild-std=std,panic_abort "${FEATURES[@]}"
   wasm=target/debian-web/$TARGET/release/impulse.wasm
 else
   echo "== cargo build --release --target $TARGET"
-  cargo build --release --target "$TARGET" "${FEATURES[@]}"
+  RUSTFLAGS="$SIMD" cargo build --release --target "$TARGET" "${FEATURES[@]}"
   wasm=target/$TARGET/release/impulse.wasm
 fi
 

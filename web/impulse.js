@@ -3,8 +3,8 @@
 // sapp_jsutils objects.
 "use strict";
 
-// What the app reports, for the page and for tests: steps taken, paused or not, and the
-// last frame's times (ms).
+// What the app reports, for the page and for tests: steps taken, paused or not, the
+// smoothed frame time and the last step's physics time (ms), and the bodies.
 window.impulseSteps = 0;
 window.impulsePaused = false;
 window.impulseStats = { frameMs: 0, physicsMs: 0, bodies: 0 };

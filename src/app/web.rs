@@ -49,7 +49,7 @@ pub fn console_error(message: &str) {
 }
 
 /// Tells the page what the last frame did: `window.impulseSteps`, `window.impulsePaused`,
-/// `window.impulseStats` (frame and physics ms, bodies).
+/// `window.impulseStats` (smoothed frame ms, the last step's physics ms, bodies).
 pub fn report(steps: u64, paused: bool, frame_ms: f32, physics_ms: f32, bodies: usize) {
     // SAFETY: a plain import taking numbers.
     unsafe {

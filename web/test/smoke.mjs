@@ -77,6 +77,17 @@ async function open(query) {
     return { page, errors };
 }
 
+// The page's frame and physics times, averaged over two seconds.
+async function timings(page) {
+    const samples = [];
+    for (let i = 0; i < 20; i += 1) {
+        await page.waitForTimeout(100);
+        samples.push(await page.evaluate(() => window.impulseStats));
+    }
+    const mean = (key) => samples.reduce((s, x) => s + x[key], 0) / samples.length;
+    return `frame ${mean("frameMs").toFixed(1)} ms, physics ${mean("physicsMs").toFixed(2)} ms per step, ${samples.at(-1).bodies} bodies`;
+}
+
 async function waitForSteps(page, steps, seconds) {
     try {
         await page.waitForFunction((n) => window.impulseSteps >= n, steps, { timeout: seconds * 1000 });
@@ -123,14 +134,7 @@ async function pixels(page, png, rect, colour, bright) {
     const { page, errors } = await open("");
     const stepped = await waitForSteps(page, 60, 120);
     check(stepped, `the default scene steps (window.impulseSteps = ${await page.evaluate(() => window.impulseSteps)})`);
-    // Timings over two more seconds, as the page measures them.
-    const samples = [];
-    for (let i = 0; i < 20; i += 1) {
-        await page.waitForTimeout(100);
-        samples.push(await page.evaluate(() => window.impulseStats));
-    }
-    const mean = (key) => samples.reduce((s, x) => s + x[key], 0) / samples.length;
-    console.log(`timings: frame ${mean("frameMs").toFixed(1)} ms, physics ${mean("physicsMs").toFixed(2)} ms per frame, ${samples.at(-1).bodies} bodies`);
+    console.log(`default: ${await timings(page)}`);
 
     const png = await page.screenshot();
     if (screenshotPath) {
@@ -166,6 +170,16 @@ async function pixels(page, png, rect, colour, bright) {
     check(stepped, `?scene=pyramid steps`);
     check(bodies === expected, `?scene=pyramid has ${bodies} bodies (the desktop build: ${expected})`);
     check(errors.length === 0, `no console errors on the pyramid${errors.length ? ": " + errors.join(" | ") : ""}`);
+    console.log(`pyramid: ${await timings(page)}`);
+    await page.close();
+}
+
+// ?scene=pile: it runs too.
+{
+    const { page, errors } = await open("?scene=pile");
+    check(await waitForSteps(page, 10, 120), `?scene=pile steps`);
+    check(errors.length === 0, `no console errors on the pile${errors.length ? ": " + errors.join(" | ") : ""}`);
+    console.log(`pile: ${await timings(page)}`);
     await page.close();
 }
 

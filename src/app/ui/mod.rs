@@ -30,9 +30,7 @@ use macroquad::prelude::{EulerRot, Quat, Vec3};
 use super::plots::{Component, Plots, Quantity};
 use super::sandbox::{Sandbox, Source, SpawnShape};
 use super::View;
-use crate::physics::{
-    threads, BodyHandle, BodyType, BroadPhaseKind, ColliderDef, Integrator, JointKind,
-};
+use crate::physics::{BodyHandle, BodyType, BroadPhaseKind, ColliderDef, Integrator, JointKind};
 use catalogue::Catalogue;
 use debug_layers::debug_layers;
 #[cfg(not(target_arch = "wasm32"))]

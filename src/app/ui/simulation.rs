@@ -2,6 +2,8 @@
 //! worker threads and the broad phase.
 
 use super::*;
+#[cfg(feature = "parallel")]
+use crate::physics::threads;
 
 /// Play, pause, step, reset, time scale, counters, solver settings.
 pub(super) fn simulation(ui: &mut Ui, sandbox: &mut Sandbox) {
@@ -178,6 +180,8 @@ pub(super) fn solver(ui: &mut Ui, sandbox: &mut Sandbox) {
         if settings != before {
             sandbox.set_settings(settings);
         }
+        // Without the `parallel` feature (the web build) every step runs on one thread.
+        #[cfg(feature = "parallel")]
         workers(ui);
     });
     mark("solver", &header.header_response);
@@ -186,6 +190,7 @@ pub(super) fn solver(ui: &mut Ui, sandbox: &mut Sandbox) {
 /// The Workers slider: threads each step may use, 1 to the machine's hardware threads (the
 /// process default, so every scene loaded afterwards uses it too; `--threads` sets it at
 /// start). Results are the same at any count; only the physics time changes.
+#[cfg(feature = "parallel")]
 pub(super) fn workers(ui: &mut Ui) {
     let most = threads::hardware_threads().max(threads::default_workers());
     let mut n = threads::default_workers();

@@ -5,7 +5,8 @@
 //  - the app steps (window.impulseSteps grows);
 //  - the 3D view is drawn (most of its pixels differ from the clear colour) and so is the
 //    panel (its dark background with lighter text on the left);
-//  - Space pauses (the step count stops) and ?scene=NAME opens that shipped scene.
+//  - the canvas follows the page's size, Space pauses (the step count stops), and
+//    ?scene=NAME opens that shipped scene (pyramid and pile both step).
 // Prints the frame and physics times the page measured (docs/web.md quotes them).
 //
 //   node web/test/smoke.mjs [target/web] [--screenshot OUT.png]
@@ -147,6 +148,12 @@ async function pixels(page, png, rect, colour, bright) {
     // The left panel: egui's dark background, with light text.
     const panel = await pixels(page, png, [0, 0, 250, 860], [27, 27, 27], 150);
     check(panel.far < 0.5 && panel.light > 0.001, `the panel is drawn (${(100 * (1 - panel.far)).toFixed(0)} % dark, ${(100 * panel.light).toFixed(1)} % light text)`);
+
+    // The canvas follows the page's size.
+    await page.setViewportSize({ width: 1000, height: 700 });
+    await page.waitForTimeout(500);
+    const size = await page.evaluate(() => [document.querySelector("#glcanvas").width, document.querySelector("#glcanvas").height]);
+    check(size[0] === 1000 && size[1] === 700, `the canvas follows the page to 1000 × 700 (${size[0]} × ${size[1]})`);
 
     // Space pauses: the count stops.
     await page.focus("#glcanvas");

@@ -5,7 +5,8 @@
 //  - the app steps (window.impulseSteps grows);
 //  - the 3D view is drawn (most of its pixels differ from the clear colour) and so is the
 //    panel (its dark background with lighter text on the left);
-//  - the canvas follows the page's size, Space pauses (the step count stops), and
+//  - the canvas follows the page's size, Space pauses (the step count stops), Open file…
+//    loads an uploaded scene, Download saves the world, the page keeps the last scene, and
 //    ?scene=NAME opens that shipped scene (pyramid and pile both step).
 // Prints the frame and physics times the page measured (docs/web.md quotes them).
 //
@@ -20,6 +21,13 @@ const args = process.argv.slice(2);
 const shotAt = args.indexOf("--screenshot");
 const screenshotPath = shotAt >= 0 ? args[shotAt + 1] : null;
 const root = path.resolve(args.find((a, i) => !a.startsWith("--") && i !== shotAt + 1) ?? "target/web");
+
+// What the upload test gives the page: a ground and two named boxes.
+const TWO_BOXES = `Scene(bodies: [
+    (name: "ground", kind: Static, colliders: [(shape: Plane(normal: (0.0, 1.0, 0.0)))]),
+    (name: "left box", position: (-1.0, 0.5, 0.0), colliders: [(shape: Cuboid(half_extents: (0.5, 0.5, 0.5)))]),
+    (name: "right box", position: (1.0, 0.5, 0.0), colliders: [(shape: Cuboid(half_extents: (0.5, 0.5, 0.5)))]),
+])`;
 
 const types = {
     ".html": "text/html",
@@ -163,6 +171,36 @@ async function pixels(page, png, rect, colour, bright) {
     await page.waitForTimeout(1000);
     const later = await page.evaluate(() => window.impulseSteps);
     check(paused[1] && later === paused[0], `Space pauses (steps ${paused[0]} then ${later}, paused ${paused[1]})`);
+
+    // Open file…: the browser's picker gives the app a scene of two boxes on a ground. The
+    // buttons sit under the scene list of the default layout at 1400 × 860.
+    await page.setViewportSize({ width: 1400, height: 860 });
+    await page.waitForTimeout(500);
+    const [chooser] = await Promise.all([page.waitForEvent("filechooser"), page.mouse.click(60, 576)]);
+    await chooser.setFiles({ name: "two-boxes.ron", mimeType: "text/plain", buffer: Buffer.from(TWO_BOXES) });
+    let loaded = true;
+    try {
+        await page.waitForFunction(() => window.impulseStats.bodies === 3, null, { timeout: 10000 });
+    } catch {
+        loaded = false;
+    }
+    check(loaded, `Open file… loads the uploaded scene (${await page.evaluate(() => window.impulseStats.bodies)} bodies)`);
+
+    // Download: the world as a scene file, with the uploaded scene's bodies in it.
+    const [download] = await Promise.all([page.waitForEvent("download"), page.mouse.click(137, 576)]);
+    const saved = fs.readFileSync(await download.path(), "utf8");
+    check(
+        download.suggestedFilename() === "two-boxes-saved.ron" && saved.includes('"left box"') && saved.includes('"right box"'),
+        `Download saves ${download.suggestedFilename()} with both boxes (${saved.length} bytes)`,
+    );
+
+    // The page kept the last opened scene: reopened without ?scene, it comes back.
+    await page.waitForTimeout(1500);
+    await page.reload();
+    await waitForSteps(page, 1, 60);
+    await page.waitForTimeout(500);
+    const restored = await page.evaluate(() => window.impulseStats.bodies);
+    check(restored === 3, `reopening the page brings back the last scene (${restored} bodies)`);
     check(errors.length === 0, `no console errors on the default scene${errors.length ? ": " + errors.join(" | ") : ""}`);
     await page.close();
 }

@@ -4,10 +4,11 @@
 "use strict";
 
 // What the app reports, for the page and for tests: steps taken, paused or not, the
-// smoothed frame time and the last step's physics time (ms), and the bodies.
+// smoothed frame time, the frame's own CPU time and the last step's physics time (ms), and
+// the bodies.
 window.impulseSteps = 0;
 window.impulsePaused = false;
-window.impulseStats = { frameMs: 0, physicsMs: 0, bodies: 0 };
+window.impulseStats = { frameMs: 0, cpuMs: 0, physicsMs: 0, bodies: 0 };
 
 // A file picked with "Open file…", until the app takes it.
 var impulse_upload = null;
@@ -16,10 +17,10 @@ function impulse_register(importObject) {
     importObject.env.impulse_now = function () {
         return performance.now() / 1000.0;
     };
-    importObject.env.impulse_report = function (steps, paused, frame_ms, physics_ms, bodies) {
+    importObject.env.impulse_report = function (steps, paused, frame_ms, cpu_ms, physics_ms, bodies) {
         window.impulseSteps = steps;
         window.impulsePaused = paused != 0;
-        window.impulseStats = { frameMs: frame_ms, physicsMs: physics_ms, bodies: bodies };
+        window.impulseStats = { frameMs: frame_ms, cpuMs: cpu_ms, physicsMs: physics_ms, bodies: bodies };
     };
     importObject.env.impulse_console_error = function (message) {
         console.error(consume_js_object(message));

@@ -7,7 +7,14 @@ use sapp_jsutils::JsObject;
 
 extern "C" {
     fn impulse_now() -> f64;
-    fn impulse_report(steps: f64, paused: u32, frame_ms: f64, physics_ms: f64, bodies: u32);
+    fn impulse_report(
+        steps: f64,
+        paused: u32,
+        frame_ms: f64,
+        cpu_ms: f64,
+        physics_ms: f64,
+        bodies: u32,
+    );
     fn impulse_console_error(message: JsObject);
     fn impulse_download(name: JsObject, text: JsObject);
     fn impulse_pick_file();
@@ -49,15 +56,18 @@ pub fn console_error(message: &str) {
 }
 
 /// Tells the page what the last frame did: `window.impulseSteps`, `window.impulsePaused`,
-/// `window.impulseStats` (smoothed frame ms, the last step's physics ms, bodies).
-pub fn report(steps: u64, paused: bool, frame_ms: f32, physics_ms: f32, bodies: usize) {
+/// `window.impulseStats` (`ms`: the smoothed frame time, the frame's own CPU time and the
+/// last step's physics time; the bodies).
+pub fn report(steps: u64, paused: bool, ms: [f32; 3], bodies: usize) {
+    let [frame, cpu, physics] = ms.map(f64::from);
     // SAFETY: a plain import taking numbers.
     unsafe {
         impulse_report(
             steps as f64,
             u32::from(paused),
-            frame_ms as f64,
-            physics_ms as f64,
+            frame,
+            cpu,
+            physics,
             bodies as u32,
         )
     }

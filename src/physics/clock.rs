@@ -2,7 +2,7 @@
 //!
 //! Natively this is std's [`Instant`]. A browser (`wasm32-unknown-unknown`) has no std
 //! clock (`Instant::now` panics there), so on that target `Instant` reads a source the
-//! embedding installs with [`set_source`] (the web build installs the page's
+//! embedding installs with `set_source` (the web build installs the page's
 //! `performance.now()`); until one is installed every instant is 0 and every duration
 //! zero, so the step runs and only its timings read 0.
 

@@ -94,7 +94,7 @@ async function timings(page) {
         samples.push(await page.evaluate(() => window.impulseStats));
     }
     const mean = (key) => samples.reduce((s, x) => s + x[key], 0) / samples.length;
-    return `frame ${mean("frameMs").toFixed(1)} ms, physics ${mean("physicsMs").toFixed(2)} ms per step, ${samples.at(-1).bodies} bodies`;
+    return `frame ${mean("frameMs").toFixed(1)} ms (of which the app's own CPU work ${mean("cpuMs").toFixed(1)} ms), physics ${mean("physicsMs").toFixed(2)} ms per step, ${samples.at(-1).bodies} bodies`;
 }
 
 async function waitForSteps(page, steps, seconds) {

@@ -10,7 +10,11 @@ fn main() -> std::process::ExitCode {
     cli::main()
 }
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "app"))]
 fn main() {
     impulse::app::run_web();
 }
+
+/// A browser build without the sandbox has nothing to run: the engine alone is a library.
+#[cfg(all(target_arch = "wasm32", not(feature = "app")))]
+fn main() {}

@@ -25,7 +25,7 @@ if [ "${1:-}" = "--debian" ]; then
   use_debian=true
 elif ! command -v rustup >/dev/null 2>&1; then
   use_debian=true
-elif ! rustup target list --installed 2>/dev/null | grep -qx "$TARGET"; then
+elif ! grep -qx "$TARGET" <<< "$(rustup target list --installed 2>/dev/null || true)"; then
   echo "== rustup target add $TARGET"
   rustup target add "$TARGET" || use_debian=true
 fi

@@ -59,17 +59,22 @@ function impulse_register(importObject) {
         impulse_upload = null;
         return js_object(text);
     };
+    // The arguments are consumed before storage is touched, which may throw where it is
+    // blocked, so they never stay behind in sapp_jsutils' table.
     importObject.env.impulse_storage_set = function (key, value) {
+        var k = consume_js_object(key);
+        var v = consume_js_object(value);
         try {
-            localStorage.setItem(consume_js_object(key), consume_js_object(value));
+            localStorage.setItem(k, v);
         } catch (e) {
             console.warn("local storage: " + e);
         }
     };
     importObject.env.impulse_storage_get = function (key) {
+        var k = consume_js_object(key);
         var value = null;
         try {
-            value = localStorage.getItem(consume_js_object(key));
+            value = localStorage.getItem(k);
         } catch (e) {
             console.warn("local storage: " + e);
         }

@@ -246,8 +246,19 @@ fn web_frame(sandbox: &mut Sandbox, view: &View, kept: &mut (u64, f64)) {
     );
     let now = web::now();
     if sandbox.edits != kept.0 && now - kept.1 > 1.0 {
-        if let Ok(text) = sandbox.scene_text(&view.camera.to_desc()) {
-            web::store_last_scene(&sandbox.source.label(), &text);
+        // A scene as loaded is kept as its own text (Reset goes back to it as shipped), an
+        // edited one as the world is now; the name is the path the scene list knows.
+        let name = match &sandbox.source {
+            sandbox::Source::Default => "scenes/default.ron".to_string(),
+            sandbox::Source::File(p) => p.display().to_string(),
+        };
+        let text = if sandbox.edits == sandbox.loaded_edits {
+            Ok(sandbox.source_text.clone())
+        } else {
+            sandbox.scene_text(&view.camera.to_desc())
+        };
+        if let Ok(text) = text {
+            web::store_last_scene(&name, &text);
         }
         *kept = (sandbox.edits, now);
     }

@@ -29,6 +29,13 @@ const LAST_SCENE: &str = "impulse.last_scene";
 /// The local storage key of the last edited scene's name.
 const LAST_NAME: &str = "impulse.last_scene_name";
 
+/// The version miniquad's loader asks every plugin's Rust side for (`web/impulse.js` is
+/// version 1); without it the loader reports the plugin as unused.
+#[no_mangle]
+pub extern "C" fn impulse_crate_version() -> u32 {
+    1
+}
+
 /// True for JavaScript's null or undefined (sapp_jsutils gives null as undefined).
 fn absent(object: &JsObject) -> bool {
     object.is_nil() || object.is_undefined()
@@ -101,9 +108,10 @@ pub fn take_upload() -> Option<(String, String)> {
 /// Keeps the scene `name` with `text` as the last edited one.
 pub fn store_last_scene(name: &str, text: &str) {
     // SAFETY: the objects are made here and consumed by the import.
+    // The text first: if the storage is full, the name stays paired with its old text.
     unsafe {
-        impulse_storage_set(JsObject::string(LAST_NAME), JsObject::string(name));
         impulse_storage_set(JsObject::string(LAST_SCENE), JsObject::string(text));
+        impulse_storage_set(JsObject::string(LAST_NAME), JsObject::string(name));
     }
 }
 

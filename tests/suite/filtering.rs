@@ -245,3 +245,40 @@ fn continuous_collision_ignores_filtered_obstacles() {
         "the ghost flies on: x = {ghost}"
     );
 }
+
+#[test]
+fn a_static_collider_that_now_touches_a_sleeping_body_wakes_it() {
+    // A cube asleep on the floor inside a static slab that touched nothing (mask 0). Given
+    // the default filter, the slab must wake the cube, or the sleeping cube would never be
+    // pushed out of it.
+    let mut w = World::new(WorldSettings::default());
+    ground(&mut w, 0.6, 0.0);
+    let (slab, _) = w
+        .create_body_with_colliders(
+            BodyDef::static_body(Vec3::new(0.0, 0.25, 0.0)),
+            &[ColliderDef::new(Shape::cuboid(Vec3::new(2.0, 0.25, 2.0)))
+                .with_filter(CollisionFilter::new(8, 0))],
+        )
+        .expect("slab");
+    let cube = cube(&mut w, Vec3::new(0.0, 0.5, 0.0), CollisionFilter::DEFAULT);
+    for _ in 0..180 {
+        w.step(DT);
+    }
+    assert!(
+        !w.body(cube).expect("cube").is_awake(),
+        "the cube fell asleep"
+    );
+    let slab_collider = w.body_colliders(slab).next().expect("collider");
+    w.set_collider_filter(slab_collider, CollisionFilter::DEFAULT)
+        .expect("live collider");
+    assert!(w.body(cube).expect("cube").is_awake(), "the cube was woken");
+    for _ in 0..120 {
+        w.step(DT);
+    }
+    // Pushed out of the slab: it rests on the slab's top (0.5 m) or has moved off it.
+    let p = w.body(cube).expect("cube").position();
+    assert!(
+        p.y > 0.9 || p.x.abs() > 2.0 || p.z.abs() > 2.0,
+        "the cube left the slab's inside: {p}"
+    );
+}

@@ -49,6 +49,7 @@ impl Sandbox {
         self.grab = None;
         self.joining = None;
         self.edited = true;
+        self.edits += 1;
         self.undo_pending = false;
     }
 

@@ -91,6 +91,9 @@ pub struct Sandbox {
     /// Edits and scene loads so far: a change means the world differs from what was last
     /// kept (the web build keeps it in the page's local storage).
     pub edits: u64,
+    /// [`Sandbox::edits`] when the scene was loaded: equal while the world is the scene as
+    /// loaded, give or take its steps.
+    pub loaded_edits: u64,
     /// The joint the panel's Join button makes.
     pub joint_tool: super::joining::JointTool,
     /// The body waiting for a click on the body to join it to.
@@ -136,6 +139,7 @@ impl Sandbox {
             events: super::events::EventLog::default(),
             edited: false,
             edits: 0,
+            loaded_edits: 0,
             joint_tool: super::joining::JointTool::default(),
             joining: None,
             undo: Vec::new(),
@@ -167,6 +171,7 @@ impl Sandbox {
         self.events.clear();
         self.edited = false;
         self.edits += 1;
+        self.loaded_edits = self.edits;
         self.undo.clear();
         self.undone.clear();
     }

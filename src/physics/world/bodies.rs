@@ -632,8 +632,10 @@ impl World {
     }
 
     /// Changes which colliders a collider touches. Its contacts with colliders the new
-    /// filter refuses end now (with their end events); pairs it newly allows are found by
-    /// the next step's broad phase.
+    /// filter refuses end now (with their end events) and wake the other body; pairs it
+    /// newly allows are found by the next step's broad phase, and the bodies of the colliders
+    /// its box overlaps that it touches only now are woken, so that a sleeping one takes
+    /// part.
     pub fn set_collider_filter(
         &mut self,
         handle: ColliderHandle,
@@ -643,15 +645,15 @@ impl World {
             .colliders
             .get_mut(handle)
             .ok_or(ColliderError::StaleCollider)?;
-        collider.filter = filter;
+        let before = std::mem::replace(&mut collider.filter, filter);
         let (body, proxy) = (collider.body, collider.proxy);
         let mut ids = Vec::new();
         self.body_contacts(body, &mut ids);
         for id in ids {
             let c = &self.contacts.slots[id as usize];
-            let other = match (c.collider_a, c.collider_b) {
-                (a, b) if a == handle.index() => b,
-                (a, b) if b == handle.index() => a,
+            let (other, other_body) = match (c.collider_a, c.collider_b) {
+                (a, b) if a == handle.index() => (b, c.edges[1].body),
+                (a, b) if b == handle.index() => (a, c.edges[0].body),
                 _ => continue,
             };
             if self
@@ -659,8 +661,23 @@ impl World {
                 .at(other)
                 .is_some_and(|o| !o.filter.allows(filter))
             {
-                self.wake_touching(body);
                 self.destroy_contact(id);
+                self.wake_body_index(other_body);
+            }
+        }
+        let mut near = Vec::new();
+        self.broad_phase
+            .query(&self.broad_phase.fat_aabb(proxy), &mut |user| {
+                near.push(user);
+                true
+            });
+        for other in near {
+            let Some(o) = self.colliders.at(other) else {
+                continue;
+            };
+            if o.body != body && o.filter.allows(filter) && !o.filter.allows(before) {
+                let other_body = o.body;
+                self.wake_body_index(other_body);
             }
         }
         self.broad_phase.touch_proxy(proxy);

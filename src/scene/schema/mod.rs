@@ -331,8 +331,8 @@ pub struct ColliderDesc {
     pub filter: Option<FilterDesc>,
 }
 
-/// Collision filter bits: `(category: 2, mask: 0xFFFD)` is in category 2 and touches every
-/// category but 2 (see [`CollisionFilter`](crate::physics::CollisionFilter)).
+/// Collision filter bits: `(category: 2, mask: 0xFFFFFFFD)` is in category 2 and touches
+/// every category but 2 (see [`CollisionFilter`](crate::physics::CollisionFilter)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FilterDesc {

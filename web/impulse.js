@@ -13,17 +13,38 @@ window.impulseStats = { frameMs: 0, cpuMs: 0, physicsMs: 0, bodies: 0 };
 // A file picked with "Open file…", until the app takes it.
 var impulse_upload = null;
 
+// The page's "Loading…" line goes at the app's first frame; if the app fails to start (no
+// WebGL, a panic) it says so there instead of leaving a blank page.
+function impulse_status(text) {
+    var status = document.getElementById("status");
+    if (status) {
+        status.textContent = text;
+        status.style.display = text ? "block" : "none";
+    }
+}
+window.addEventListener("error", function (event) {
+    if (window.impulseSteps === 0) {
+        impulse_status("Impulse could not start: " + event.message);
+    }
+});
+
 function impulse_register(importObject) {
     importObject.env.impulse_now = function () {
         return performance.now() / 1000.0;
     };
     importObject.env.impulse_report = function (steps, paused, frame_ms, cpu_ms, physics_ms, bodies) {
+        if (window.impulseReported !== true) {
+            window.impulseReported = true;
+            impulse_status("");
+        }
         window.impulseSteps = steps;
         window.impulsePaused = paused != 0;
         window.impulseStats = { frameMs: frame_ms, cpuMs: cpu_ms, physicsMs: physics_ms, bodies: bodies };
     };
     importObject.env.impulse_console_error = function (message) {
-        console.error(consume_js_object(message));
+        var text = consume_js_object(message);
+        console.error(text);
+        impulse_status(text);
     };
     importObject.env.impulse_download = function (name, text) {
         var blob = new Blob([consume_js_object(text)], { type: "text/plain" });

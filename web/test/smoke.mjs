@@ -143,6 +143,8 @@ async function pixels(page, png, rect, colour, bright) {
     const { page, errors } = await open("");
     const stepped = await waitForSteps(page, 60, 120);
     check(stepped, `the default scene steps (window.impulseSteps = ${await page.evaluate(() => window.impulseSteps)})`);
+    const status = await page.evaluate(() => getComputedStyle(document.getElementById("status")).display);
+    check(status === "none", `the page's "Loading…" line is gone once the app runs (display: ${status})`);
     console.log(`default: ${await timings(page)}`);
 
     const png = await page.screenshot();

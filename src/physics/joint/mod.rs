@@ -34,6 +34,7 @@
 mod block;
 mod distance;
 mod fixed;
+mod mobility;
 mod parts;
 mod revolute;
 mod solve;
@@ -45,6 +46,7 @@ use super::math::{Quat, Vec3};
 use super::world::{BodyHandle, World};
 pub(crate) use block::BlockScratch;
 use fixed::WeldState;
+pub(crate) use mobility::floored_inv_inertia;
 pub(crate) use parts::SubStep;
 use revolute::HingeState;
 pub use revolute::{Limits, Motor};

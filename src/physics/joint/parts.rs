@@ -151,8 +151,8 @@ impl Line {
         let k = {
             let (ua, ub) = (ra.cross(u), rb.cross(u));
             u.dot((c.inv_mass_a + c.inv_mass_b) * u)
-                + ua.dot(c.inv_inertia_a(&body_a) * ua)
-                + ub.dot(c.inv_inertia_b(&body_b) * ub)
+                + ua.dot(body_a.inv_inertia * ua)
+                + ub.dot(body_b.inv_inertia * ub)
         };
         let relative = point_velocity(&body_b, rb) - point_velocity(&body_a, ra);
         Line {
@@ -188,12 +188,12 @@ pub(super) fn apply<B: JointBodies + ?Sized>(
     if c.a != 0 {
         let a = &mut bodies[c.a as usize];
         a.linear_velocity -= c.inv_mass_a * p;
-        a.angular_velocity -= c.inv_inertia_a(a) * ra.cross(p);
+        a.angular_velocity -= a.inv_inertia * ra.cross(p);
     }
     if c.b != 0 {
         let b = &mut bodies[c.b as usize];
         b.linear_velocity += c.inv_mass_b * p;
-        b.angular_velocity += c.inv_inertia_b(b) * rb.cross(p);
+        b.angular_velocity += b.inv_inertia * rb.cross(p);
     }
 }
 
@@ -201,11 +201,11 @@ pub(super) fn apply<B: JointBodies + ?Sized>(
 pub(super) fn apply_angular<B: JointBodies + ?Sized>(bodies: &mut B, c: &JointConstraint, l: Vec3) {
     if c.a != 0 {
         let a = &mut bodies[c.a as usize];
-        a.angular_velocity -= c.inv_inertia_a(a) * l;
+        a.angular_velocity -= a.inv_inertia * l;
     }
     if c.b != 0 {
         let b = &mut bodies[c.b as usize];
-        b.angular_velocity += c.inv_inertia_b(b) * l;
+        b.angular_velocity += b.inv_inertia * l;
     }
 }
 
@@ -294,8 +294,8 @@ pub(super) fn point_rows<B: JointBodies + ?Sized>(
     let Anchors { d, ra, rb } = *anchors;
     let (body_a, body_b) = (bodies[c.a as usize], bodies[c.b as usize]);
     let k = Mat3::from_diagonal(c.inv_mass_a + c.inv_mass_b)
-        - skew(ra) * c.inv_inertia_a(&body_a) * skew(ra)
-        - skew(rb) * c.inv_inertia_b(&body_b) * skew(rb);
+        - skew(ra) * body_a.inv_inertia * skew(ra)
+        - skew(rb) * body_b.inv_inertia * skew(rb);
     let relative = point_velocity(&body_b, rb) - point_velocity(&body_a, ra);
     let p = if step.biased() {
         let (mass_scale, impulse_scale) = scales(&step.soft);

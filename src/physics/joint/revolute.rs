@@ -204,7 +204,7 @@ pub(super) fn solve<B: JointBodies + ?Sized>(
         parts::apply_angular(bodies, c, turn);
         return;
     }
-    let inv_sum = c.inv_inertia_a(&bodies[c.a as usize]) + c.inv_inertia_b(&bodies[c.b as usize]);
+    let inv_sum = bodies[c.a as usize].inv_inertia + bodies[c.b as usize].inv_inertia;
     // Motor and limits act on A's spin relative to B (the world, for a door).
     let spin =
         |bodies: &B| bodies[c.a as usize].angular_velocity - bodies[c.b as usize].angular_velocity;

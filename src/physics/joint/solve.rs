@@ -5,9 +5,8 @@
 
 use std::ops::Range;
 
-use super::super::constants::MAX_JOINT_MOBILITY_RATIO;
 use super::super::island::find_root;
-use super::super::math::{Mat3, Quat, Vec3};
+use super::super::math::{Quat, Vec3};
 use super::super::solver::crew::Shared;
 use super::super::solver::{ConstraintGraph, SolverBody, OVERFLOW};
 use super::super::world::World;
@@ -15,7 +14,6 @@ use super::block::{self, BlockScratch, Row, Slot, MAX_BLOCK_ROWS, MAX_BLOCK_WORK
 use super::parts::{self, Anchors, JointBodies, PairBodies, SubStep};
 use super::{distance, fixed, revolute, spherical, spring};
 use super::{JointKind, JointState};
-use glam::DMat3;
 
 /// Fewest joints a group needs before its per-joint passes are coloured and may be shared
 /// by the team: below it a pass is some tens of microseconds (about 0.1 µs a joint), less
@@ -44,15 +42,8 @@ pub(crate) struct JointConstraint {
     /// Inverse masses along the world axes: 0 on a body's locked translation axes, so the
     /// rows see the mass the body really has there (the solver's scalar `inv_mass` would
     /// let a row push along an axis whose velocity the locks then take out).
-    /// Both are also scaled down where a body is far more mobile at the anchor than its
-    /// partner ([`MAX_JOINT_MOBILITY_RATIO`]).
     pub inv_mass_a: Vec3,
     pub inv_mass_b: Vec3,
-    /// The inertia the rows add to each body about every axis, kg·m²: 0 unless the body
-    /// turns far more easily about the anchor than its partner moves there
-    /// ([`MAX_JOINT_MOBILITY_RATIO`], [`floored_inv_inertia`]).
-    pub inertia_floor_a: f32,
-    pub inertia_floor_b: f32,
     /// Whether either body has a locked axis (or the world is planar).
     pub locked: bool,
     /// The jointed island whose equality rows are solved together (`block.rs`), or
@@ -71,18 +62,6 @@ pub(crate) struct JointConstraint {
 pub(crate) const NO_BLOCK: u32 = u32::MAX;
 
 impl JointConstraint {
-    /// A's world inverse inertia as this joint's rows see it (`body` is A's solver body).
-    #[inline]
-    pub(super) fn inv_inertia_a(&self, body: &SolverBody) -> Mat3 {
-        floored_inv_inertia(body.inv_inertia, self.inertia_floor_a)
-    }
-
-    /// B's world inverse inertia as this joint's rows see it (`body` is B's solver body).
-    #[inline]
-    pub(super) fn inv_inertia_b(&self, body: &SolverBody) -> Mat3 {
-        floored_inv_inertia(body.inv_inertia, self.inertia_floor_b)
-    }
-
     /// Whether its equality rows are solved joint by joint (not in an island's block).
     pub(super) fn is_sequential(&self) -> bool {
         self.component == NO_BLOCK
@@ -116,8 +95,6 @@ impl JointConstraint {
             angular_b,
             inv_mass_a: self.inv_mass_a,
             inv_mass_b: self.inv_mass_b,
-            inertia_floor_a: self.inertia_floor_a,
-            inertia_floor_b: self.inertia_floor_b,
             locked: self.locked,
             error,
             one_sided: false,
@@ -496,9 +473,9 @@ pub(crate) struct JointScratch {
     /// The colouring's state and each joint's colour (by index in its group).
     pub graph: ConstraintGraph,
     pub colour: Vec<u8>,
-    /// Per solver body, what its joints scale its inverse mass and inverse inertia by
-    /// ([`cap_mobility_ratios`]).
-    pub mobility_scales: Vec<(f32, f32)>,
+    /// Per solver body, the bound of its mobility this step (`mobility.rs`); empty when no
+    /// joint needs one.
+    pub mobility_bounds: Vec<super::mobility::Bound>,
 }
 
 /// A run of [`JointScratch::order`]: `shared` when it is one colour (its joints move
@@ -648,8 +625,6 @@ impl World {
                 rotation_b,
                 inv_mass_a: inv_mass(ia),
                 inv_mass_b: inv_mass(ib),
-                inertia_floor_a: 0.0,
-                inertia_floor_b: 0.0,
                 locked: forces[ia as usize].locked || forces[ib as usize].locked,
                 component: NO_BLOCK,
                 kind: joint.def.kind,
@@ -666,12 +641,6 @@ impl World {
             });
         }
         let body_count = self.scratch.solver.bodies.len();
-        cap_mobility_ratios(
-            &mut list,
-            &self.scratch.solver.bodies,
-            first_dynamic,
-            &mut self.scratch.joints.mobility_scales,
-        );
         assign_blocks(&mut list, &mut self.scratch.joints.blocks, body_count);
         let joints = &mut self.scratch.joints;
         joints.constraints = list;
@@ -707,114 +676,6 @@ impl World {
     }
 }
 
-/// (I + δ·𝟙)⁻¹ from `inv_inertia` = I⁻¹ (world axes) and the floor δ, kg·m²: the body's
-/// inverse inertia with δ added about every axis, which caps each of its eigenvalues at
-/// 1/δ and leaves those far below it as they are. Computed as I⁻¹·(𝟙 + δ·I⁻¹)⁻¹ in f64,
-/// so a locked axis (a zero row and column of I⁻¹) stays locked. Returns `inv_inertia`
-/// itself when δ is 0.
-pub(crate) fn floored_inv_inertia(inv_inertia: Mat3, floor: f32) -> Mat3 {
-    if floor == 0.0 {
-        return inv_inertia;
-    }
-    let m = inv_inertia.as_dmat3();
-    let floored = m * (DMat3::IDENTITY + m * floor as f64).inverse();
-    // Symmetric up to f64 rounding; made exactly so, as the rows' K assumes.
-    (0.5 * (floored + floored.transpose())).as_mat3()
-}
-
-/// Bounds the ratio of two jointed bodies' mobilities at their anchor to
-/// [`MAX_JOINT_MOBILITY_RATIO`] for the joints' rows. Where a body's linear part (its
-/// largest free inverse mass) exceeds that ratio times the other side's whole mobility μ,
-/// its inverse mass is scaled down to the ratio's; where its turning part (how far turning
-/// moves the anchor per unit impulse, |[r]×ᵀ·I⁻¹·[r]×| with r the arm and |·| the largest
-/// row sum, a bound on the largest eigenvalue) t does, the rows add the inertia
-/// δ = |r|²·(1/(ratio·μ) − 1/t) about every axis ([`floored_inv_inertia`]): the inertia
-/// that part has about its easiest axis, |r|²/t, raised to |r|²/(ratio·μ), so the part
-/// comes to the ratio; δ grows from 0 as t passes the ratio, with no jump as a body turns
-/// across it. A body takes the strongest of what its joints ask for
-/// (`inv_mass_*` and `inertia_floor_*` of `list`). Mobilities are those of the step's
-/// start, so the bounds hold for the step. Nothing changes, and `bounds` is not touched,
-/// unless some joint between two moving bodies exceeds the ratio.
-fn cap_mobility_ratios(
-    list: &mut [JointConstraint],
-    bodies: &[SolverBody],
-    first_dynamic: u32,
-    bounds: &mut Vec<(f32, f32)>,
-) {
-    // Largest row sum of absolute values: at least the largest eigenvalue (Gershgorin).
-    let norm = |m: Mat3| {
-        let t = m.transpose();
-        let row = |v: Vec3| v.abs().element_sum();
-        row(t.x_axis).max(row(t.y_axis)).max(row(t.z_axis))
-    };
-    // (linear, turning) mobility of each side at the anchor, and the arm's length². The
-    // turning part is |[r]×ᵀ·I⁻¹·[r]×|, how far turning moves the anchor per unit impulse
-    // (a rod's spin about its own axis, along the arm, moves nothing there). Where the
-    // cheaper |I⁻¹|·|r|², an upper bound, leaves both sides' parts within the ratio of the
-    // other's linear part alone, the joint is within the ratio and that bound is returned.
-    let sides = |c: &JointConstraint| {
-        let side = |index: u32, inv_mass: Vec3, rotation: Quat, arm: Vec3| {
-            let r = rotation * arm;
-            let inv_inertia = bodies[index as usize].inv_inertia;
-            (
-                inv_mass.max_element(),
-                norm(inv_inertia) * r.length_squared(),
-                r,
-            )
-        };
-        let a = side(c.a, c.inv_mass_a, c.rotation_a, c.arm_a);
-        let b = side(c.b, c.inv_mass_b, c.rotation_b, c.arm_b);
-        let within = |this: (f32, f32, Vec3), other: (f32, f32, Vec3)| {
-            this.0.max(this.1) <= MAX_JOINT_MOBILITY_RATIO * other.0
-        };
-        let precise = !(within(a, b) && within(b, a));
-        [(c.a, a), (c.b, b)].map(|(index, (linear, bound, r))| {
-            let turn = if precise {
-                let cross = parts::skew(r);
-                norm(cross.transpose() * bodies[index as usize].inv_inertia * cross)
-            } else {
-                bound
-            };
-            (linear, turn, r.length_squared())
-        })
-    };
-    let moving = |c: &JointConstraint| c.a >= first_dynamic && c.b >= first_dynamic;
-    let exceeds = |c: &JointConstraint| {
-        let [(la, ta, _), (lb, tb, _)] = sides(c);
-        let (limit_a, limit_b) = (
-            MAX_JOINT_MOBILITY_RATIO * (lb + tb),
-            MAX_JOINT_MOBILITY_RATIO * (la + ta),
-        );
-        la > limit_a || ta > limit_a || lb > limit_b || tb > limit_b
-    };
-    if !list.iter().any(|c| moving(c) && exceeds(c)) {
-        return;
-    }
-    // Per body: (scale of its inverse mass, inertia floor δ).
-    bounds.clear();
-    bounds.resize(bodies.len(), (1.0, 0.0));
-    for c in list.iter().filter(|c| moving(c)) {
-        let [a, b] = sides(c);
-        for (index, (linear, turn, arm2), other) in [(c.a, a, b), (c.b, b, a)] {
-            let limit = MAX_JOINT_MOBILITY_RATIO * (other.0 + other.1);
-            let bound = &mut bounds[index as usize];
-            if linear > limit {
-                bound.0 = bound.0.min(limit / linear);
-            }
-            if turn > limit {
-                bound.1 = bound.1.max(arm2 * (1.0 / limit - 1.0 / turn));
-            }
-        }
-    }
-    for c in list.iter_mut() {
-        let (a, b) = (bounds[c.a as usize], bounds[c.b as usize]);
-        c.inv_mass_a *= a.0;
-        c.inertia_floor_a = a.1;
-        c.inv_mass_b *= b.0;
-        c.inertia_floor_b = b.1;
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -835,8 +696,6 @@ mod tests {
             rotation_b: Quat::IDENTITY,
             inv_mass_a: Vec3::ONE,
             inv_mass_b: Vec3::ONE,
-            inertia_floor_a: 0.0,
-            inertia_floor_b: 0.0,
             locked: false,
             component: NO_BLOCK,
             kind,
@@ -850,101 +709,6 @@ mod tests {
     /// the first row to the world (0) and to the kinematic body 1 (coloured). Every joint is
     /// in exactly one run of its group; a shared run never has two joints moving one body,
     /// and keeps the list's order; the kinematic and static bodies never count as shared.
-    /// The floor caps each eigenvalue λ of I⁻¹ at λ/(1 + δ·λ) < 1/δ along its own axis,
-    /// keeps a locked axis's row and column exactly 0, and changes nothing at δ = 0.
-    #[test]
-    fn the_inertia_floor_caps_each_eigenvalue_and_keeps_the_locks() {
-        // Eigenvalues 10¹⁰ and 2 along x and y, then 10³ and 2 about axes turned 30° in the
-        // x–y plane (f32 holds such a matrix's small eigenvalue to 10⁻⁴ of the large one);
-        // z locked in both.
-        let floor = 1.0e-4;
-        for (large, angle) in [(1.0e10f32, 0.0f32), (1.0e3, 30.0)] {
-            let turn = Mat3::from_rotation_z(angle.to_radians());
-            let inv_inertia =
-                turn * Mat3::from_diagonal(Vec3::new(large, 2.0, 0.0)) * turn.transpose();
-            let floored = floored_inv_inertia(inv_inertia, floor);
-            for (axis, lambda) in [(turn.x_axis, large as f64), (turn.y_axis, 2.0)] {
-                let expected = lambda / (1.0 + floor as f64 * lambda);
-                let got = (floored * axis).as_dvec3();
-                // Along the world axes to f32 rounding of the result; turned, to what f32
-                // kept of the input (10⁻⁴ of λ = 10³: 0.1, 5 % of λ = 2).
-                let tolerance = if angle == 0.0 {
-                    1.0e-6 * expected
-                } else {
-                    1.0e-4 * large as f64
-                };
-                assert!(
-                    (got - axis.as_dvec3() * expected).length() < tolerance,
-                    "λ = {lambda}: I'⁻¹·e = {got}, expected {expected}·e"
-                );
-            }
-            assert_eq!(floored.z_axis, Vec3::ZERO);
-            assert_eq!(floored.row(2), Vec3::ZERO);
-            assert_eq!(floored, floored.transpose());
-            assert_eq!(floored_inv_inertia(inv_inertia, 0.0), inv_inertia);
-        }
-    }
-
-    /// A 1 µg body (m⁻¹ = 10⁶, I⁻¹ = 10⁹) on a 0.5 m arm jointed to a 2 kg body at its
-    /// centre (mobility μ = 0.5 there) is bounded to the ratio: its inverse mass scaled to
-    /// exactly ratio·μ, and the floor δ raises its turning at the arm to exactly ratio·μ. The 2 kg body, and a 1 kg body jointed to
-    /// it (ratio 2), are left as they were, bit for bit.
-    #[test]
-    fn a_body_far_more_mobile_than_its_partner_is_bounded_to_the_ratio() {
-        let body = |inv_mass: f32, inv_inertia: f32| SolverBody {
-            inv_mass,
-            inv_inertia: Mat3::from_diagonal(Vec3::splat(inv_inertia)),
-            ..SolverBody::STATIC
-        };
-        let bodies = [
-            SolverBody::STATIC,
-            body(1.0e6, 1.0e9),
-            body(0.5, 3.0),
-            body(1.0, 6.0),
-        ];
-        let mut light = ball(1, 2, 0);
-        light.arm_a = Vec3::new(0.5, 0.0, 0.0);
-        light.inv_mass_a = Vec3::splat(1.0e6);
-        light.inv_mass_b = Vec3::splat(0.5);
-        let mut other = ball(3, 2, 0);
-        other.inv_mass_b = Vec3::splat(0.5);
-        let before = other;
-        let mut list = [light, other];
-        cap_mobility_ratios(&mut list, &bodies, 1, &mut Vec::new());
-        let limit = MAX_JOINT_MOBILITY_RATIO * 0.5;
-        let [light, other] = list;
-        assert!(
-            (light.inv_mass_a - Vec3::splat(limit)).abs().max_element() < 1.0e-6 * limit,
-            "{}",
-            light.inv_mass_a
-        );
-        // t = |[r]×ᵀ·10⁹·[r]×| = 10⁹·0.25: δ = |r|²·(1/limit − 1/t).
-        let expected_floor = 0.25 * (1.0 / limit - 1.0 / 2.5e8);
-        assert!(
-            (light.inertia_floor_a - expected_floor).abs() < 1.0e-6 * expected_floor,
-            "{} vs {expected_floor}",
-            light.inertia_floor_a
-        );
-        let cross = parts::skew(light.arm_a);
-        let at_arm = cross.transpose() * light.inv_inertia_a(&bodies[1]) * cross;
-        let turning = [at_arm.x_axis, at_arm.y_axis, at_arm.z_axis]
-            .map(|c| c.abs().element_sum())
-            .into_iter()
-            .fold(0.0f32, f32::max);
-        assert!(turning <= limit * (1.0 + 1.0e-5), "{turning} > {limit}");
-        assert_eq!(light.inv_mass_b, Vec3::splat(0.5));
-        assert_eq!(light.inertia_floor_b, 0.0);
-        assert_eq!(
-            (
-                other.inv_mass_a,
-                other.inv_mass_b,
-                other.inertia_floor_a,
-                other.inertia_floor_b
-            ),
-            (before.inv_mass_a, before.inv_mass_b, 0.0, 0.0)
-        );
-    }
-
     #[test]
     fn joint_runs_cover_each_group_and_share_no_moving_body() {
         let first_dynamic = 2;

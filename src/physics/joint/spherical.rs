@@ -152,7 +152,7 @@ fn apply_swing<B: JointBodies + ?Sized>(bodies: &mut B, c: &JointConstraint, ra:
         return;
     }
     let body = &mut bodies[c.a as usize];
-    let spin = parts::pivot_inv_inertia(c.inv_mass_a, c.inv_inertia_a(body), ra) * turn;
+    let spin = parts::pivot_inv_inertia(c.inv_mass_a, body.inv_inertia, ra) * turn;
     body.angular_velocity += spin;
     // The centre of mass turns about the anchor, along the axes the body may move on.
     let free = Vec3::select(c.inv_mass_a.cmpgt(Vec3::ZERO), Vec3::ONE, Vec3::ZERO);
@@ -181,9 +181,9 @@ fn swing_row<B: JointBodies + ?Sized>(
     // Against the world (or a static body) A turns about the anchor; between two moving
     // bodies each turns about its centre of mass (see `apply_swing`).
     let k = if c.b == 0 {
-        r.dot(parts::pivot_inv_inertia(c.inv_mass_a, c.inv_inertia_a(body_a), ra) * r)
+        r.dot(parts::pivot_inv_inertia(c.inv_mass_a, body_a.inv_inertia, ra) * r)
     } else {
-        r.dot((c.inv_inertia_a(body_a) + c.inv_inertia_b(body_b)) * r)
+        r.dot((body_a.inv_inertia + body_b.inv_inertia) * r)
     };
     if k <= f32::MIN_POSITIVE {
         return;

@@ -117,6 +117,9 @@ pub(crate) struct SolverForces {
     pub linear_free: Vec3,
     pub angular_free: Vec3,
     pub locked: bool,
+    /// Inertia the solver adds about every axis this step, kg·m², so that its world inverse
+    /// inertia stays bounded as it turns (`joint/mobility.rs`); 0 for nearly every body.
+    pub inertia_floor: f32,
     /// Its rotation takes the gyroscopic update (`integrate.rs`): dynamic, no rotation axis
     /// locked, and an inertia that is not a multiple of the identity. Decided once per step
     /// ([`SolverForces::with_gyroscopic`]) instead of in every sub-step's drift.
@@ -138,6 +141,7 @@ impl SolverForces {
         linear_free: Vec3::ONE,
         angular_free: Vec3::ONE,
         locked: false,
+        inertia_floor: 0.0,
         gyroscopic: false,
     };
 

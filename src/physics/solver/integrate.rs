@@ -3,6 +3,7 @@
 
 use super::body::{clamp_speed, SolverBody, SolverForces};
 use super::StepContext;
+use crate::physics::joint::floored_inv_inertia;
 use crate::physics::math::{Mat3, Quat, Vec3};
 
 /// v += h·a, ω += h·α, then damping v /= 1 + h·c (unconditionally stable). The speed caps
@@ -136,7 +137,8 @@ fn integrate_position(body: &mut SolverBody, f: &SolverForces, h: f32) {
     // start's inertia on a body turning fast change its energy by what the two inertias
     // disagree on, which grows without bound in a pair tumbling on a ball joint.
     let r = Mat3::from_quat(turned);
-    body.inv_inertia = r * f.local_inv_inertia * r.transpose();
+    body.inv_inertia =
+        floored_inv_inertia(r * f.local_inv_inertia * r.transpose(), f.inertia_floor);
 }
 
 /// The inverse inertia of a body locked about some world axes (over the free ones,
@@ -151,9 +153,12 @@ fn turn_locked_inertia(body: &mut SolverBody, f: &SolverForces) {
         translation: [false; 3],
         rotation: f.angular_free.to_array().map(|free| free == 0.0),
     };
-    body.inv_inertia = locks.inv_inertia(
-        r * f.local_inertia * r.transpose(),
-        r * f.local_inv_inertia * r.transpose(),
+    body.inv_inertia = floored_inv_inertia(
+        locks.inv_inertia(
+            r * f.local_inertia * r.transpose(),
+            r * f.local_inv_inertia * r.transpose(),
+        ),
+        f.inertia_floor,
     );
 }
 

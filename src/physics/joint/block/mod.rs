@@ -35,7 +35,7 @@
 //! ropes and springs (rows with a force bound, or soft on purpose) stay sequential, before
 //! the block in each pass.
 
-use super::super::math::{Mat3, Vec3};
+use super::super::math::Vec3;
 use super::super::solver::SolverBody;
 
 /// Most rows an island may have to be solved directly: 85 ball joints, or 36 hinges with
@@ -140,13 +140,9 @@ pub(crate) struct Row {
     pub angular_a: Vec3,
     pub linear_b: Vec3,
     pub angular_b: Vec3,
-    /// Inverse masses along the world axes (0 on locked ones), and the scales of the
-    /// bodies' inverse inertia, as the joint's rows see them
-    /// ([`JointConstraint`](super::JointConstraint)).
+    /// Inverse masses along the world axes (0 on locked ones).
     pub inv_mass_a: Vec3,
     pub inv_mass_b: Vec3,
-    pub inertia_floor_a: f32,
-    pub inertia_floor_b: f32,
     /// Whether either body has a locked axis ([`Row::probe_entry`] is 0 when not).
     pub locked: bool,
     /// The position error C, m or rad; for a one-sided row the gap, C ≥ 0 allowed.
@@ -176,11 +172,11 @@ impl Row {
             if index == 0 {
                 return true;
             }
-            let inv_inertia = self.inv_inertia(bodies, index);
-            let (largest_linear, largest_angular) = mobility(inv_inertia, inv_mass);
+            let body = &bodies[index as usize];
+            let (largest_linear, largest_angular) = mobility(body, inv_mass);
             let free = linear.length_squared() as f64 * largest_linear as f64
                 + angular.length_squared() as f64 * largest_angular as f64;
-            let own = dot64(linear, inv_mass * linear) + dot64(angular, inv_inertia * angular);
+            let own = dot64(linear, inv_mass * linear) + dot64(angular, body.inv_inertia * angular);
             own < ROW_MOBILITY_TOLERANCE * free
         };
         side(self.a, self.inv_mass_a, self.linear_a, self.angular_a)
@@ -232,27 +228,15 @@ impl Row {
     /// Applies the impulse λ along the row: Δv = M⁻¹·Jᵀ·λ for each moving body.
     pub fn apply(&self, bodies: &mut [SolverBody], lambda: f32) {
         if self.a != 0 {
-            let inv_inertia = self.inv_inertia(bodies, self.a);
             let a = &mut bodies[self.a as usize];
             a.linear_velocity += self.inv_mass_a * self.linear_a * lambda;
-            a.angular_velocity += inv_inertia * self.angular_a * lambda;
+            a.angular_velocity += a.inv_inertia * self.angular_a * lambda;
         }
         if self.b != 0 {
-            let inv_inertia = self.inv_inertia(bodies, self.b);
             let b = &mut bodies[self.b as usize];
             b.linear_velocity += self.inv_mass_b * self.linear_b * lambda;
-            b.angular_velocity += inv_inertia * self.angular_b * lambda;
+            b.angular_velocity += b.inv_inertia * self.angular_b * lambda;
         }
-    }
-
-    /// The inverse inertia of side `body` (its solver index, a or b) as the row sees it.
-    fn inv_inertia(&self, bodies: &[SolverBody], body: u32) -> Mat3 {
-        let floor = if body == self.a {
-            self.inertia_floor_a
-        } else {
-            self.inertia_floor_b
-        };
-        super::solve::floored_inv_inertia(bodies[body as usize].inv_inertia, floor)
     }
 }
 
@@ -584,8 +568,8 @@ fn assemble(scratch: &mut BlockScratch, plan: IslandPlan<'_>, bodies: &[SolverBo
     let rows = &scratch.rows;
     scratch.turns.clear();
     scratch.turns.extend(rows.iter().map(|r| {
-        let ia = r.inv_inertia(bodies, r.a);
-        let ib = r.inv_inertia(bodies, r.b);
+        let ia = bodies[r.a as usize].inv_inertia;
+        let ib = bodies[r.b as usize].inv_inertia;
         [
             r.inv_mass_a * r.linear_a,
             ia * r.angular_a,
@@ -671,8 +655,8 @@ fn assemble(scratch: &mut BlockScratch, plan: IslandPlan<'_>, bodies: &[SolverBo
 
 /// A body's largest inverse mass along its free axes and largest |I⁻¹| entry, as a row's
 /// side (`inv_mass` with its locked axes 0) sees it.
-fn mobility(inv_inertia: Mat3, inv_mass: Vec3) -> (f32, f32) {
-    let m = inv_inertia;
+fn mobility(body: &SolverBody, inv_mass: Vec3) -> (f32, f32) {
+    let m = body.inv_inertia;
     let turn = [m.x_axis, m.y_axis, m.z_axis]
         .iter()
         .map(|c| c.abs().max_element())
@@ -700,7 +684,7 @@ fn probe_scales(
     }
     for r in rows.iter().filter(|r| r.a != 0 && r.b != 0) {
         for (this, other, other_inv_mass) in [(r.a, r.b, r.inv_mass_b), (r.b, r.a, r.inv_mass_a)] {
-            let (l, t) = mobility(r.inv_inertia(bodies, other), other_inv_mass);
+            let (l, t) = mobility(&bodies[other as usize], other_inv_mass);
             let (ml, mt) = partners[this as usize].unwrap_or((0.0, 0.0));
             partners[this as usize] = Some((ml.max(l), mt.max(t)));
         }
@@ -711,7 +695,7 @@ fn probe_scales(
             if body == 0 {
                 return (0.0, 0.0);
             }
-            let own = mobility(r.inv_inertia(bodies, body), inv_mass);
+            let own = mobility(&bodies[body as usize], inv_mass);
             match partners[body as usize] {
                 Some((l, t)) => (own.0.min(l), own.1.min(t)),
                 None => own,

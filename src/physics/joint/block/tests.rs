@@ -236,8 +236,6 @@ fn row(a: u32, b: u32, inv_mass: (Vec3, Vec3), j: [Vec3; 4]) -> Row {
         angular_b: j[3],
         inv_mass_a: inv_mass.0,
         inv_mass_b: inv_mass.1,
-        inertia_floor_a: 0.0,
-        inertia_floor_b: 0.0,
         locked: true,
         error: 0.0,
         one_sided: false,

@@ -234,6 +234,7 @@ impl World {
     pub(crate) fn solve(&mut self, dt: f32) {
         let mut timer = PhaseTimer::start();
         self.gather_solver_bodies();
+        self.bound_jointed_mobility();
         let contexts = &mut self.scratch.islands.contexts;
         contexts.clear();
         for g in 0..self.scratch.islands.groups.len() {
@@ -538,6 +539,7 @@ impl World {
                         linear_free,
                         angular_free,
                         locked: !locks.is_none(),
+                        inertia_floor: 0.0,
                         gyroscopic: false,
                     }
                     .with_gyroscopic();

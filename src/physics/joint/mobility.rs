@@ -11,11 +11,20 @@
 //! conserves momentum in one set of masses; gravity, applied forces, the free motion and
 //! everything the body reports keep its own mass and inertia.
 
+use std::ops::Range;
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use super::super::constants::MAX_JOINT_MOBILITY_RATIO;
 use super::super::math::{Mat3, Vec3};
+use super::super::solver::crew::for_each_block;
 use super::super::world::World;
 use super::parts::skew;
 use glam::DMat3;
+
+/// Joints per block of the quick test ([`World::bound_jointed_mobility`]): some tens of
+/// nanoseconds each, so a block is tens of microseconds, above what handing it to a
+/// worker costs.
+const SCAN_BLOCK: usize = 1024;
 
 /// One side of a joint as the bound sees it: the body's inverse mass along the world axes
 /// (0 on locked ones), its world inverse inertia (locked rows and columns 0) and the arm from
@@ -59,6 +68,38 @@ fn norm(m: Mat3) -> f32 {
     row(t.x_axis).max(row(t.y_axis)).max(row(t.z_axis))
 }
 
+/// What a side's mobility is at most, for the quick test ([`within`]): its largest free
+/// inverse mass, and [`turn_bound`].
+#[derive(Clone, Copy, Debug)]
+struct Reach {
+    linear: f32,
+    turn: f32,
+}
+
+impl Reach {
+    fn of(side: &Side) -> Reach {
+        Reach {
+            linear: side.inv_mass.max_element(),
+            turn: turn_bound(side.inv_inertia, side.arm.length_squared()),
+        }
+    }
+}
+
+/// 2·tr(I⁻¹)·|r|², at least the turning part of [`mobility`] for an inverse inertia
+/// `inv_inertia` and an arm of length² `arm2`: a row sum of a symmetric positive
+/// semi-definite 3×3 matrix is at most √3 times its largest eigenvalue, that of
+/// [r]×ᵀ·I⁻¹·[r]× at most λ_max(I⁻¹)·|r|², and λ_max(I⁻¹) at most the trace. Three
+/// additions, where the turning part itself takes two matrix products.
+fn turn_bound(inv_inertia: Mat3, arm2: f32) -> f32 {
+    2.0 * (inv_inertia.x_axis.x + inv_inertia.y_axis.y + inv_inertia.z_axis.z) * arm2
+}
+
+/// Whether a joint is within `ratio` for sure: each side's linear part and turning bound
+/// within `ratio` times the other side's linear part alone (a lower bound of its mobility).
+fn within(a: Reach, b: Reach, ratio: f32) -> bool {
+    a.linear.max(a.turn) <= ratio * b.linear && b.linear.max(b.turn) <= ratio * a.linear
+}
+
 /// (linear, turning) mobility of a side at its anchor: its largest free inverse mass, and
 /// how far turning moves the anchor per unit impulse, |[r]×ᵀ·I⁻¹·[r]×| (a rod's spin about
 /// its own axis, along the arm, moves nothing there).
@@ -78,13 +119,7 @@ fn mobility(side: &Side) -> (f32, f32) {
 /// no jump as a body turns across it. A side whose partner cannot move at all (a static
 /// body, or a dynamic one locked along every axis) is left as it is.
 pub(crate) fn pair_bounds(a: &Side, b: &Side, ratio: f32) -> [Bound; 2] {
-    // Cheaper first: |I⁻¹|·|r|² bounds the turning part from above, so where it and the
-    // linear part are within the ratio of the other side's linear part alone, so is all.
-    let quick = |this: &Side, other: &Side| {
-        let bound = norm(this.inv_inertia) * this.arm.length_squared();
-        this.inv_mass.max_element().max(bound) <= ratio * other.inv_mass.max_element()
-    };
-    if quick(a, b) && quick(b, a) {
+    if within(Reach::of(a), Reach::of(b), ratio) {
         return [Bound::NONE; 2];
     }
     let (ma, mb) = (mobility(a), mobility(b));
@@ -122,8 +157,8 @@ impl World {
     /// bound its joints ask for) in the solver's bodies, after they are gathered and before
     /// any constraint reads them: their inverse masses and inverse inertias, and the floor
     /// the sub-steps keep as the bodies turn (`SolverForces::inertia_floor`). Mobilities are
-    /// the step start's. Nothing is written, and no work is done past one pass over the
-    /// joints, unless some joint exceeds the ratio.
+    /// the step start's. A quick test ([`within`]) of every joint, on every worker, comes
+    /// first; nothing is written, and no more work done, unless some joint fails it.
     pub(crate) fn bound_jointed_mobility(&mut self) {
         let Self {
             joints,
@@ -135,43 +170,69 @@ impl World {
         let (solver_bodies, forces) = (&scratch.solver.bodies, &scratch.solver.forces);
         let bounds = &mut scratch.joints.mobility_bounds;
         bounds.clear();
-        for (_, joint) in joints.iter() {
-            let (Some(a), Some(b)) = (
-                bodies.get(joint.def.body_a),
-                joint.def.body_b.and_then(|h| bodies.get(h)),
-            ) else {
-                continue;
-            };
+        // The joint's two bodies and their sides, where both are awake and dynamic.
+        let pair = |joint: &super::Joint| {
+            let a = bodies.get(joint.def.body_a)?;
+            let b = bodies.get(joint.def.body_b?)?;
             let awake = |index: u32| index != super::super::body::NULL && index >= first_dynamic;
             if !(awake(a.solver_index) && awake(b.solver_index)) {
-                continue;
+                return None;
             }
-            let side = |body: &super::super::body::Body, local_anchor: Vec3| {
-                let i = body.solver_index as usize;
-                Side {
-                    inv_mass: solver_bodies[i].inv_mass * forces[i].linear_free,
-                    inv_inertia: solver_bodies[i].inv_inertia,
-                    arm: body.rotation * (local_anchor - body.local_center),
-                }
+            Some((a, b))
+        };
+        let side = |body: &super::super::body::Body, local_anchor: Vec3| {
+            let i = body.solver_index as usize;
+            Side {
+                inv_mass: solver_bodies[i].inv_mass * forces[i].linear_free,
+                inv_inertia: solver_bodies[i].inv_inertia,
+                arm: body.rotation * (local_anchor - body.local_center),
+            }
+        };
+        // The quick test's bounds, from the arm in the body's frame (same length).
+        let reach = |body: &super::super::body::Body, local_anchor: Vec3| {
+            let i = body.solver_index as usize;
+            let arm2 = (local_anchor - body.local_center).length_squared();
+            Reach {
+                linear: (solver_bodies[i].inv_mass * forces[i].linear_free).max_element(),
+                turn: turn_bound(solver_bodies[i].inv_inertia, arm2),
+            }
+        };
+        // The quick test on every joint, on every worker; nearly every scene stops here.
+        let needed = AtomicBool::new(false);
+        for_each_block(joints.capacity(), SCAN_BLOCK, &|range: Range<usize>| {
+            let exceeds = range.into_iter().any(|slot| {
+                let Some(j) = joints.at(slot as u32) else {
+                    return false;
+                };
+                pair(j).is_some_and(|(a, b)| {
+                    let (a, b) = (
+                        reach(a, j.def.local_anchor_a),
+                        reach(b, j.def.local_anchor_b),
+                    );
+                    !within(a, b, MAX_JOINT_MOBILITY_RATIO)
+                })
+            });
+            if exceeds {
+                needed.store(true, Ordering::Relaxed);
+            }
+        });
+        if !needed.load(Ordering::Relaxed) {
+            return;
+        }
+        bounds.resize(solver_bodies.len(), Bound::NONE);
+        for (_, joint) in joints.iter() {
+            let Some((a, b)) = pair(joint) else {
+                continue;
             };
-            let pair = pair_bounds(
+            let asked = pair_bounds(
                 &side(a, joint.def.local_anchor_a),
                 &side(b, joint.def.local_anchor_b),
                 MAX_JOINT_MOBILITY_RATIO,
             );
-            if pair == [Bound::NONE; 2] {
-                continue;
-            }
-            if bounds.is_empty() {
-                bounds.resize(solver_bodies.len(), Bound::NONE);
-            }
-            for (body, bound) in [a, b].into_iter().zip(pair) {
+            for (body, bound) in [a, b].into_iter().zip(asked) {
                 let slot = &mut bounds[body.solver_index as usize];
                 *slot = slot.join(bound);
             }
-        }
-        if bounds.is_empty() {
-            return;
         }
         let solver = &mut scratch.solver;
         for ((body, f), bound) in solver.bodies.iter_mut().zip(&mut solver.forces).zip(bounds) {

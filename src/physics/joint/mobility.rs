@@ -88,7 +88,7 @@ impl Reach {
 /// 2·tr(I⁻¹)·|r|², at least the turning part of [`mobility`] for an inverse inertia
 /// `inv_inertia` and an arm of length² `arm2`: a row sum of a symmetric positive
 /// semi-definite 3×3 matrix is at most √3 times its largest eigenvalue, that of
-/// [r]×ᵀ·I⁻¹·[r]× at most λ_max(I⁻¹)·|r|², and λ_max(I⁻¹) at most the trace. Three
+/// \[r\]×ᵀ·I⁻¹·\[r\]× at most λ_max(I⁻¹)·|r|², and λ_max(I⁻¹) at most the trace. Three
 /// additions, where the turning part itself takes two matrix products.
 fn turn_bound(inv_inertia: Mat3, arm2: f32) -> f32 {
     2.0 * (inv_inertia.x_axis.x + inv_inertia.y_axis.y + inv_inertia.z_axis.z) * arm2
@@ -101,7 +101,7 @@ fn within(a: Reach, b: Reach, ratio: f32) -> bool {
 }
 
 /// (linear, turning) mobility of a side at its anchor: its largest free inverse mass, and
-/// how far turning moves the anchor per unit impulse, |[r]×ᵀ·I⁻¹·[r]×| (a rod's spin about
+/// how far turning moves the anchor per unit impulse, |\[r\]×ᵀ·I⁻¹·\[r\]×| (a rod's spin about
 /// its own axis, along the arm, moves nothing there).
 fn mobility(side: &Side) -> (f32, f32) {
     let cross = skew(side.arm);
@@ -286,7 +286,7 @@ mod tests {
 
     /// A 1 µg body (m⁻¹ = 10⁶, I⁻¹ = 10⁹) on a 0.5 m arm jointed to a 2 kg body at its centre
     /// (mobility μ = 0.5 there): its inverse mass is scaled to exactly ratio·μ, and the
-    /// floor δ = |r|²·(1/(ratio·μ) − 1/t), t = |[r]×ᵀ·10⁹·[r]×| = 2.5·10⁸, brings its turning
+    /// floor δ = |r|²·(1/(ratio·μ) − 1/t), t = |\[r\]×ᵀ·10⁹·\[r\]×| = 2.5·10⁸, brings its turning
     /// at the arm to ratio·μ; the 2 kg body is left as it is. A 1 kg body on the 2 kg one
     /// (ratio 2), and the light body on a body that cannot move, are left as they are.
     #[test]

@@ -72,8 +72,9 @@ pub const MASS_RATIO_FREE: f32 = 25.0;
 /// Largest ratio of two jointed bodies' mobilities at their joint's anchor that the solver
 /// takes as it is, unitless. A body's mobility at a point is how far the point moves per
 /// unit impulse: m⁻¹ (the largest over the axes the body may move along) plus what turning
-/// about its centre of mass adds there (the largest eigenvalue of \[r\]×ᵀ·I⁻¹·\[r\]×, r the
-/// arm; a thin rod's spin about its own axis adds nothing at its ends). Where one side's
+/// about its centre of mass adds there (the largest row sum of \[r\]×ᵀ·I⁻¹·\[r\]× in world
+/// axes, r the arm: its largest eigenvalue within a factor √3; a thin rod's spin about its
+/// own axis adds nothing at its ends). Where one side's
 /// linear or turning part exceeds this times the whole mobility of the other side, the
 /// solver sees that body as heavier for the step: its inverse mass scaled down to the ratio,
 /// or an inertia added about every axis that brings its turning to the ratio

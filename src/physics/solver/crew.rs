@@ -184,6 +184,30 @@ pub(crate) fn block_offsets(
     starts[blocks] as usize
 }
 
+/// Parts a stage's blocks are split into, one per worker: a worker takes its own part's
+/// blocks first (see `Team`). Workers beyond [`MAX_PARTS`] share parts round the table.
+pub(crate) fn parts(workers: usize) -> usize {
+    workers.clamp(1, MAX_PARTS)
+}
+
+/// The most parts a stage is split into.
+const MAX_PARTS: usize = 32;
+
+/// The first block of part `part` of `blocks` blocks split into `parts` parts: the parts
+/// are contiguous and differ by at most one block.
+fn first_block(part: usize, blocks: usize, parts: usize) -> usize {
+    part * blocks / parts
+}
+
+/// Items `part` of a stage of `n` items in blocks of `block` on `workers` workers: what
+/// that worker takes first ([`first_block`]).
+pub(crate) fn part_range(n: usize, block: usize, workers: usize, part: usize) -> Range<usize> {
+    let (block, parts) = (block.max(1), parts(workers));
+    let blocks = n.div_ceil(block);
+    let at = |p: usize| (first_block(p, blocks, parts) * block).min(n);
+    at(part)..at(part + 1)
+}
+
 #[cfg(feature = "parallel")]
 pub(crate) use team::{Team, TeamMember};
 
@@ -202,10 +226,6 @@ mod team {
 
     /// The stage number in the high 32 bits of a counter, the count in the low 32.
     const COUNT: u64 = (1 << 32) - 1;
-
-    /// Parts a stage's blocks are split into, one per worker (workers beyond this share
-    /// parts round the table).
-    const MAX_PARTS: usize = 32;
 
     /// A counter alone on its cache lines (128 bytes: x86 fetches lines in pairs), so that
     /// one worker claiming its blocks does not take the line from another.
@@ -232,7 +252,7 @@ mod team {
         workers: usize,
         stage: Padded,
         done: Padded,
-        parts: [Padded; MAX_PARTS],
+        parts: [Padded; super::MAX_PARTS],
     }
 
     impl Team {
@@ -333,13 +353,13 @@ mod team {
             let items = n;
             let (n, block) = (n.max(1) as u64, block.max(1) as u64);
             let blocks = n.div_ceil(block);
-            let parts = self.workers.min(MAX_PARTS) as u64;
-            let part_start = |p: u64| p * blocks / parts;
-            let home = self.index as u64 % parts;
+            let parts = super::parts(self.workers);
+            let part_start = |p: usize| super::first_block(p, blocks as usize, parts) as u64;
+            let home = self.index % parts;
             let mut finished = 0;
             for p in (home..parts).chain(0..home) {
                 let end = part_start(p + 1);
-                while let Some(b) = team.claim(p as usize, part_start(p), end, s) {
+                while let Some(b) = team.claim(p, part_start(p), end, s) {
                     let start = b * block;
                     let stop = (start + block).min(n);
                     let real = (start as usize)..(stop as usize).min(items);
@@ -375,6 +395,60 @@ mod team {
 
         fn workers(&self) -> usize {
             self.workers
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The parts are contiguous, in order, and cover every item once, for every split the
+    /// stages use (items that are not a multiple of the block, fewer blocks than parts,
+    /// more workers than parts); no two parts differ by more than one block.
+    #[test]
+    fn parts_cover_the_items_once_in_order() {
+        for n in [0, 1, 5, 255, 256, 257, 1000, 4000] {
+            for block in [1, 4, 16, 256] {
+                for workers in [1, 2, 3, 5, 16, 40] {
+                    let parts = parts(workers);
+                    let mut next = 0;
+                    for p in 0..parts {
+                        let r = part_range(n, block, workers, p);
+                        assert_eq!(r.start, next, "n {n} block {block} workers {workers}");
+                        let blocks = r.len().div_ceil(block);
+                        let even = n.div_ceil(block) / parts;
+                        assert!(blocks == even || blocks == even + 1 || r.end == n);
+                        next = r.end;
+                    }
+                    assert_eq!(next, n);
+                }
+            }
+        }
+    }
+
+    /// On a team, every item of a stage is visited exactly once, whoever takes which block
+    /// (each worker's own part first, then the others'), stage after stage.
+    #[test]
+    fn a_team_visits_every_item_once() {
+        use std::sync::atomic::{AtomicU32, Ordering};
+        for workers in [1, 2, 3, 7] {
+            crate::physics::threads::run_with(workers, || {
+                for (n, block) in [(1000, 7), (5, 16), (4096, 256), (33, 1)] {
+                    let seen: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
+                    for _ in 0..3 {
+                        for_each_block(n, block, &|r: Range<usize>| {
+                            for i in r {
+                                seen[i].fetch_add(1, Ordering::Relaxed);
+                            }
+                        });
+                    }
+                    assert!(
+                        seen.iter().all(|s| s.load(Ordering::Relaxed) == 3),
+                        "{workers} workers, {n} items in blocks of {block}"
+                    );
+                }
+            });
         }
     }
 }

@@ -291,10 +291,11 @@ fn run_colours<C: Crew>(crew: &C, d: &GroupData, work: Work) {
     // colour of more is shared however many workers there are: with fewer blocks than
     // workers, the idle ones wait at the stage's end about as long as the lead alone
     // would take, and the blocks go faster.
-    let alone = |i: usize| {
+    let split = |i: usize| {
         let last_overflow = d.overflow && i + 1 == d.colours.len();
-        last_overflow || d.colours[i].len() < 2 * MIN_LANE_BLOCK
+        colour_block(d.colours[i].len(), last_overflow, crew.workers())
     };
+    let alone = |i: usize| split(i).is_none();
     let mut i = 0;
     while i < d.colours.len() {
         if alone(i) {
@@ -309,7 +310,7 @@ fn run_colours<C: Crew>(crew: &C, d: &GroupData, work: Work) {
             i = end;
         } else {
             let range = d.colours[i].clone();
-            let block = (range.len() / (BLOCKS_PER_WORKER * crew.workers())).max(MIN_LANE_BLOCK);
+            let block = split(i).unwrap_or(range.len());
             crew.parallel(range.len(), block, &|r: Range<usize>| {
                 let mut bodies = d.bodies;
                 r.for_each(|j| lane(range.start + j, &mut bodies));
@@ -317,6 +318,15 @@ fn run_colours<C: Crew>(crew: &C, d: &GroupData, work: Work) {
             i += 1;
         }
     }
+}
+
+/// How a colour of `len` lane groups is split over `workers` workers: `None` when it runs
+/// on the lead (the overflow set, or too few lane groups to share), else the lane groups
+/// per block. The colours' lane groups are prepared in the same parts
+/// (`lanes::prepare_colours`), so each worker finds its own in its cache.
+pub(crate) fn colour_block(len: usize, overflow_set: bool, workers: usize) -> Option<usize> {
+    (!overflow_set && len >= 2 * MIN_LANE_BLOCK)
+        .then(|| (len / (BLOCKS_PER_WORKER * workers)).max(MIN_LANE_BLOCK))
 }
 
 // SAFETY (for the accesses through this impl): a colour's lane groups move disjoint bodies

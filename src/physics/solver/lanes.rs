@@ -19,7 +19,8 @@
 use super::block::FactorLanes;
 use super::body::SolverBody;
 use super::constraint::{invert_or_zero, ConstraintInput, PointInput};
-use super::crew::{for_each_block, Shared};
+use super::crew::{self, for_each_block, Shared};
+use super::group::colour_block;
 use super::lane_velocities::gather_velocities;
 use super::simd::{f32x4, SymMat3x4, Vec3x4, LANES};
 use crate::physics::constants::RELAX_REGULARIZATION;
@@ -545,10 +546,25 @@ pub(crate) fn prepare_colours(
         Shared::new(&mut relax[first..]),
     );
     let lane_colours = &lane_colours[first_colour..];
-    for_each_block(count, PREPARE_BLOCK, &|r: std::ops::Range<usize>| {
-        for (i, (range, lanes_of)) in colours.iter().zip(lane_colours).enumerate() {
-            let (start, end) = (r.start.max(lanes_of.start), r.end.min(lanes_of.end));
-            for l in start..end {
+    // Each worker prepares the lane groups it will solve first: unit u is part u / C of
+    // colour u % C (C colours), so a worker's own units are its own part of every colour
+    // (`crew::part_range`, split as `group::run_colours` splits them; a colour the lead
+    // solves alone is part 0's).
+    let workers = crate::physics::threads::split_workers();
+    let parts = crew::parts(workers);
+    let units = parts * colours.len();
+    for_each_block(units, 1, &|r: std::ops::Range<usize>| {
+        for u in r {
+            let (part, i) = (u / colours.len(), u % colours.len());
+            let (range, lanes_of) = (&colours[i], &lane_colours[i]);
+            let len = lanes_of.len();
+            let overflow_set = overflow && i + 1 == colours.len();
+            let mine = match colour_block(len, overflow_set, workers) {
+                Some(block) => crew::part_range(len, block, workers, part),
+                None if part == 0 => 0..len,
+                None => 0..0,
+            };
+            for l in lanes_of.start + mine.start..lanes_of.start + mine.end {
                 let k = range.start + (l - lanes_of.start) * width(i);
                 let chunk = &order[k..(k + width(i)).min(range.end)];
                 // SAFETY: lane group l belongs to this block alone.
@@ -570,9 +586,6 @@ pub(crate) fn prepare_colours(
     });
     count
 }
-
-/// Lane groups per block of the prepare on several workers (a few microseconds each).
-const PREPARE_BLOCK: usize = 16;
 
 #[cfg(test)]
 mod tests {

@@ -1,7 +1,7 @@
 //! The step's worker threads ([`World::set_workers`](super::World::set_workers)).
 //!
 //! With the `parallel` feature (on by default) a world with more than one worker splits the
-//! phases that can split over a team of that many threads: the dynamic tree's queries for
+//! phases that can split over a team of that many threads: every broad phase's queries for
 //! moved proxies, the narrow phase's contacts, gathering and filling the solver's arrays,
 //! and the solver's sub-steps stage by stage (per-body sweeps, each colour's lane groups and
 //! each colour of a group's joints, `solver/crew.rs`, `solver/group.rs`). The caller's thread is worker 0; the others are threads kept for the

@@ -16,6 +16,8 @@ pub struct BruteForce {
     proxies: ProxyList,
     /// Scratch for `update_pairs`, kept to avoid allocating every step.
     pair_buffer: Vec<(u32, u32)>,
+    /// What each block of moved proxies found (`update_pairs` on several workers).
+    block_pairs: super::BlockPairs,
     /// Box overlap tests in the last `update_pairs`.
     tests: u64,
 }
@@ -25,6 +27,7 @@ impl Default for BruteForce {
         Self {
             proxies: ProxyList::new("brute force"),
             pair_buffer: Vec::new(),
+            block_pairs: Vec::new(),
             tests: 0,
         }
     }
@@ -45,24 +48,31 @@ impl BroadPhase for BruteForce {
     delegate_to_proxy_list!();
 
     fn heap_bytes(&self) -> usize {
-        self.proxies.heap_bytes() + self.pair_buffer.capacity() * std::mem::size_of::<(u32, u32)>()
+        self.proxies.heap_bytes()
+            + self.pair_buffer.capacity() * std::mem::size_of::<(u32, u32)>()
+            + super::block_pairs_bytes(&self.block_pairs)
     }
 
     fn update_pairs(&mut self, report: &mut dyn FnMut(u32, u32)) {
         let mut pairs = std::mem::take(&mut self.pair_buffer);
         pairs.clear();
-        self.tests = 0;
-        for &proxy in self.proxies.moved() {
-            let this = self.proxies.slot(proxy);
-            for (other, slot) in self.proxies.live() {
-                if self.proxies.keeps_pair(proxy, other) {
-                    self.tests += 1;
-                    if slot.fat_aabb.overlaps(&this.fat_aabb) {
-                        pairs.push(ordered_pair(this.user, slot.user));
+        let mut blocks = std::mem::take(&mut self.block_pairs);
+        let proxies = &self.proxies;
+        self.tests =
+            super::collect_in_blocks(proxies.moved(), &mut blocks, &mut pairs, &|proxy, out| {
+                let this = proxies.slot(proxy);
+                let mut tests = 0;
+                for (other, slot) in proxies.live() {
+                    if proxies.keeps_pair(proxy, other) {
+                        tests += 1;
+                        if slot.fat_aabb.overlaps(&this.fat_aabb) {
+                            out.push(ordered_pair(this.user, slot.user));
+                        }
                     }
                 }
-            }
-        }
+                tests
+            });
+        self.block_pairs = blocks;
         self.proxies.report_and_clear(&mut pairs, report);
         self.pair_buffer = pairs;
     }

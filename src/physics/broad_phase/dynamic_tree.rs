@@ -21,7 +21,6 @@
 
 use super::{fatten_aabb, needs_reinsert, ordered_pair, BroadPhase, BroadPhaseNode, ProxyId};
 use crate::physics::aabb::Aabb;
-use crate::physics::solver::crew::{for_each_block, Shared};
 use glam::Vec3;
 
 /// The "no node" index: the root's parent, a leaf's children, the end of the free list.
@@ -124,10 +123,6 @@ impl NodeStack {
     }
 }
 
-/// Moved proxies per block of `update_pairs`' queries (a query takes some tenths of a
-/// microsecond, so a block is tens of microseconds: more than waking the workers costs).
-const QUERY_BLOCK: usize = 128;
-
 /// The dynamic AABB tree broad phase. See the module documentation.
 #[derive(Clone, Debug)]
 pub struct DynamicTree {
@@ -145,9 +140,8 @@ pub struct DynamicTree {
     move_buffer: Vec<ProxyId>,
     /// Scratch for `update_pairs`, kept to avoid allocating every step.
     pair_buffer: Vec<(u32, u32)>,
-    /// The pairs each block of [`QUERY_BLOCK`] moved proxies found, and its node tests
-    /// (`update_pairs` on several workers).
-    block_pairs: Vec<(Vec<(u32, u32)>, u64)>,
+    /// What each block of moved proxies found (`update_pairs` on several workers).
+    block_pairs: super::BlockPairs,
     /// Node boxes tested in the last `update_pairs`.
     tests: u64,
 }
@@ -550,6 +544,7 @@ impl BroadPhase for DynamicTree {
         self.nodes.capacity() * std::mem::size_of::<Node>()
             + self.move_buffer.capacity() * std::mem::size_of::<ProxyId>()
             + self.pair_buffer.capacity() * std::mem::size_of::<(u32, u32)>()
+            + super::block_pairs_bytes(&self.block_pairs)
     }
 
     fn create_proxy_fat(&mut self, fat: Aabb, user: u32) -> ProxyId {
@@ -604,35 +599,14 @@ impl BroadPhase for DynamicTree {
         let mut pairs = std::mem::take(&mut self.pair_buffer);
         pairs.clear();
         // The moved proxies are queried in blocks, on every worker when the step has
-        // several (the tree is only read); the blocks' pairs are then joined in block order.
-        let moved = self.move_buffer.len();
-        let blocks = moved.div_ceil(QUERY_BLOCK);
-        let mut found = std::mem::take(&mut self.block_pairs);
-        if found.len() < blocks {
-            found.resize_with(blocks, Default::default);
-        }
-        {
-            let out = Shared::new(&mut found);
-            let tree = &*self;
-            for_each_block(blocks, 1, &|range| {
-                for block in range {
-                    // SAFETY: each block is handed to one call.
-                    let (block_pairs, tests) = unsafe { out.at_mut(block) };
-                    block_pairs.clear();
-                    *tests = 0;
-                    let proxies = block * QUERY_BLOCK..((block + 1) * QUERY_BLOCK).min(moved);
-                    for &proxy in &tree.move_buffer[proxies] {
-                        *tests += tree.collect_pairs_of(proxy, block_pairs);
-                    }
-                }
+        // several (the tree is only read).
+        let mut blocks = std::mem::take(&mut self.block_pairs);
+        let tree = &*self;
+        self.tests =
+            super::collect_in_blocks(&tree.move_buffer, &mut blocks, &mut pairs, &|proxy, out| {
+                tree.collect_pairs_of(proxy, out)
             });
-        }
-        self.tests = 0;
-        for (block_pairs, tests) in &found[..blocks] {
-            pairs.extend_from_slice(block_pairs);
-            self.tests += tests;
-        }
-        self.block_pairs = found;
+        self.block_pairs = blocks;
         // Sorting makes the report independent of the tree's shape, of the move order and
         // of the blocks.
         pairs.sort_unstable();

@@ -54,6 +54,8 @@ pub struct UniformGrid {
     omnipresent: Vec<ProxyId>,
     /// Scratch for `update_pairs`.
     pair_buffer: Vec<(u32, u32)>,
+    /// What each block of moved proxies found (`update_pairs` on several workers).
+    block_pairs: super::BlockPairs,
     /// Candidate pairs tested in the last `update_pairs`.
     tests: u64,
 }
@@ -77,6 +79,7 @@ impl UniformGrid {
             entries: Vec::new(),
             omnipresent: Vec::new(),
             pair_buffer: Vec::new(),
+            block_pairs: Vec::new(),
             tests: 0,
         }
     }
@@ -247,6 +250,7 @@ impl BroadPhase for UniformGrid {
             + self.entries.capacity() * std::mem::size_of::<(u64, ProxyId)>()
             + self.omnipresent.capacity() * 4
             + self.pair_buffer.capacity() * std::mem::size_of::<(u32, u32)>()
+            + super::block_pairs_bytes(&self.block_pairs)
     }
 
     fn update_pairs(&mut self, report: &mut dyn FnMut(u32, u32)) {
@@ -259,28 +263,32 @@ impl BroadPhase for UniformGrid {
         self.rebuild();
         let mut pairs = std::mem::take(&mut self.pair_buffer);
         pairs.clear();
-        let mut tests = 0;
-        for &proxy in self.proxies.moved() {
-            let this = self.proxies.slot(proxy);
+        let mut blocks = std::mem::take(&mut self.block_pairs);
+        let grid = &*self;
+        let moved = grid.proxies.moved();
+        self.tests = super::collect_in_blocks(moved, &mut blocks, &mut pairs, &|proxy, out| {
+            let this = grid.proxies.slot(proxy);
             let mut keep = |other: ProxyId| {
-                if self.proxies.keeps_pair(proxy, other) {
-                    pairs.push(ordered_pair(this.user, self.proxies.slot(other).user));
+                if grid.proxies.keeps_pair(proxy, other) {
+                    out.push(ordered_pair(this.user, grid.proxies.slot(other).user));
                 }
                 true
             };
-            if self.cell_range(&this.fat_aabb).is_some() {
-                tests += self.query_grid(&this.fat_aabb, false, &mut keep).0;
+            if grid.cell_range(&this.fat_aabb).is_some() {
+                grid.query_grid(&this.fat_aabb, false, &mut keep).0
             } else {
                 // Omnipresent: against everything.
-                for (other, slot) in self.proxies.live() {
+                let mut tests = 0;
+                for (other, slot) in grid.proxies.live() {
                     tests += 1;
                     if slot.fat_aabb.overlaps(&this.fat_aabb) {
                         keep(other);
                     }
                 }
+                tests
             }
-        }
-        self.tests = tests;
+        });
+        self.block_pairs = blocks;
         self.proxies.report_and_clear(&mut pairs, report);
         self.pair_buffer = pairs;
     }

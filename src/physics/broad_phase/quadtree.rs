@@ -83,6 +83,8 @@ pub struct Quadtree {
     used: usize,
     /// Scratch for `update_pairs`.
     pair_buffer: Vec<(u32, u32)>,
+    /// What each block of moved proxies found (`update_pairs` on several workers).
+    block_pairs: super::BlockPairs,
     /// Node bounds and proxy boxes tested in the last `update_pairs`.
     tests: u64,
 }
@@ -104,6 +106,7 @@ impl Quadtree {
             nodes: Vec::new(),
             used: 0,
             pair_buffer: Vec::new(),
+            block_pairs: Vec::new(),
             tests: 0,
         }
     }
@@ -285,6 +288,7 @@ impl BroadPhase for Quadtree {
                 .map(|n| std::mem::size_of::<Node>() + n.items.capacity() * 4)
                 .sum::<usize>()
             + self.pair_buffer.capacity() * std::mem::size_of::<(u32, u32)>()
+            + super::block_pairs_bytes(&self.block_pairs)
     }
 
     fn update_pairs(&mut self, report: &mut dyn FnMut(u32, u32)) {
@@ -297,19 +301,20 @@ impl BroadPhase for Quadtree {
         self.rebuild();
         let mut pairs = std::mem::take(&mut self.pair_buffer);
         pairs.clear();
-        let mut tests = 0;
-        for &proxy in self.proxies.moved() {
-            let this = self.proxies.slot(proxy);
-            tests += self
-                .query_tree(&this.fat_aabb, false, &mut |other| {
-                    if self.proxies.keeps_pair(proxy, other) {
-                        pairs.push(ordered_pair(this.user, self.proxies.slot(other).user));
-                    }
-                    true
-                })
-                .0;
-        }
-        self.tests = tests;
+        let mut blocks = std::mem::take(&mut self.block_pairs);
+        let tree = &*self;
+        let moved = tree.proxies.moved();
+        self.tests = super::collect_in_blocks(moved, &mut blocks, &mut pairs, &|proxy, out| {
+            let this = tree.proxies.slot(proxy);
+            tree.query_tree(&this.fat_aabb, false, &mut |other| {
+                if tree.proxies.keeps_pair(proxy, other) {
+                    out.push(ordered_pair(this.user, tree.proxies.slot(other).user));
+                }
+                true
+            })
+            .0
+        });
+        self.block_pairs = blocks;
         self.proxies.report_and_clear(&mut pairs, report);
         self.pair_buffer = pairs;
     }

@@ -52,6 +52,9 @@ const MIN_BLOCKS_TO_SHARE: usize = 4;
 /// broad phase keeps it from step to step, so the blocks' buffers are reused.
 type BlockPairs = Vec<(Vec<(u32, u32)>, u64)>;
 
+/// Appends one moved proxy's pairs to a list and returns the boxes it tested.
+type CollectPairs<'a> = dyn Fn(ProxyId, &mut Vec<(u32, u32)>) -> u64 + Sync + 'a;
+
 /// Bytes held by the blocks' buffers.
 fn block_pairs_bytes(blocks: &BlockPairs) -> usize {
     blocks.capacity() * std::mem::size_of::<(Vec<(u32, u32)>, u64)>()
@@ -70,7 +73,7 @@ fn collect_in_blocks(
     moved: &[ProxyId],
     blocks: &mut BlockPairs,
     pairs: &mut Vec<(u32, u32)>,
-    collect: &(dyn Fn(ProxyId, &mut Vec<(u32, u32)>) -> u64 + Sync),
+    collect: &CollectPairs<'_>,
 ) -> u64 {
     let count = moved.len().div_ceil(QUERY_BLOCK);
     if blocks.len() < count {

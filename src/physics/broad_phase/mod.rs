@@ -43,10 +43,10 @@ pub type ProxyId = u32;
 /// microsecond, so a block is tens of microseconds: more than waking the workers costs).
 const QUERY_BLOCK: usize = 128;
 
-/// Fewest blocks of moved proxies shared with the workers: below it the queries take less
-/// than handing them over costs (sparse4000's few hundred moved proxies a step ran 0.1–0.3
-/// ms slower on two workers than on one).
-const MIN_BLOCKS_TO_SHARE: usize = 4;
+/// Fewest moved proxies whose queries are shared with the workers (4 blocks): below it the
+/// queries take less than handing them over costs (sparse4000's few hundred moved proxies
+/// a step ran 0.1–0.3 ms slower on two workers than on one).
+const MIN_MOVED_TO_SHARE: usize = 4 * QUERY_BLOCK;
 
 /// What each block of [`QUERY_BLOCK`] moved proxies found: its pairs and its tests. A
 /// broad phase keeps it from step to step, so the blocks' buffers are reused.
@@ -64,23 +64,27 @@ fn block_pairs_bytes(blocks: &BlockPairs) -> usize {
             .sum::<usize>()
 }
 
-/// The pairs of the `moved` proxies: `collect(proxy, out)` appends one proxy's pairs to
-/// `out` and returns the boxes it tested, reading the structure only. The proxies go in
-/// blocks of [`QUERY_BLOCK`], on every worker when the step has several and there are at
-/// least [`MIN_BLOCKS_TO_SHARE`] blocks (`solver/crew.rs`); the blocks' pairs are then appended to `pairs` in block order, so
-/// the list is the one a single thread would make. Returns the tests.
+/// Appends the pairs of the `moved` proxies to `pairs` and returns the boxes tested:
+/// `collect(proxy, out)` appends one proxy's pairs to `out` and returns its tests, reading
+/// the structure only. From [`MIN_MOVED_TO_SHARE`] moved proxies on, when the step has
+/// several workers, the proxies go in blocks of [`QUERY_BLOCK`] to the workers
+/// (`solver/crew.rs`) and the blocks' pairs are appended in block order; otherwise they
+/// are queried here straight into `pairs`. Either way the list is the same.
 fn collect_in_blocks(
     moved: &[ProxyId],
     blocks: &mut BlockPairs,
     pairs: &mut Vec<(u32, u32)>,
     collect: &CollectPairs<'_>,
 ) -> u64 {
+    if moved.len() < MIN_MOVED_TO_SHARE || crate::physics::threads::split_workers() == 1 {
+        return moved.iter().map(|&proxy| collect(proxy, pairs)).sum();
+    }
     let count = moved.len().div_ceil(QUERY_BLOCK);
     if blocks.len() < count {
         blocks.resize_with(count, Default::default);
     }
     let out = crate::physics::solver::crew::Shared::new(&mut blocks[..count]);
-    let query = |range: std::ops::Range<usize>| {
+    crate::physics::solver::crew::for_each_block(count, 1, &|range| {
         for block in range {
             // SAFETY: each block is handed to one call.
             let (found, tests) = unsafe { out.at_mut(block) };
@@ -91,12 +95,7 @@ fn collect_in_blocks(
                 *tests += collect(proxy, found);
             }
         }
-    };
-    if count >= MIN_BLOCKS_TO_SHARE {
-        crate::physics::solver::crew::for_each_block(count, 1, &query);
-    } else {
-        query(0..count);
-    }
+    });
     let mut tests = 0;
     for (found, block_tests) in &blocks[..count] {
         pairs.extend_from_slice(found);

@@ -6,10 +6,10 @@
 //! colour, the joints, the biased pass colour by colour, ...). With a team every worker
 //! runs the same sequence: a stage's work is cut into blocks, each worker takes the blocks
 //! of its own part of the stage first and then what is left of the others' (`Team`), and
-//! whoever finishes the stage's last block opens the next stage (a
-//! microsecond or so on two idle cores, where a fork and join of a pool per stage costs
-//! 10–20 µs). A worker reaching a stage that is already over skips it, so a worker the
-//! system has not scheduled holds up no one unless it holds a block. A stage that must run
+//! the last worker to report its blocks done opens the next stage (a microsecond or so on
+//! two idle cores, where a fork and join of a pool per stage costs 10–20 µs). A worker
+//! reaching a stage that is already over skips it, so a worker the system has not
+//! scheduled holds up no one unless it has taken blocks it has not reported. A stage that must run
 //! in order (the joints, the overflow set) runs on the lead worker while the others wait.
 //! The blocks of a stage touch disjoint data (a colour's lane groups move disjoint bodies,
 //! `graph_colour.rs`; a per-body stage gives each block its own bodies), so which worker
@@ -193,19 +193,19 @@ pub(crate) fn parts(workers: usize) -> usize {
 /// The most parts a stage is split into.
 const MAX_PARTS: usize = 32;
 
-/// The first block of part `part` of `blocks` blocks split into `parts` parts: the parts
-/// are contiguous and differ by at most one block.
-fn first_block(part: usize, blocks: usize, parts: usize) -> usize {
-    part * blocks / parts
+/// Blocks `part` of `blocks` blocks split into `parts` parts: the parts are contiguous,
+/// in order, and differ by at most one block.
+fn part_blocks(part: usize, blocks: usize, parts: usize) -> Range<usize> {
+    part * blocks / parts..(part + 1) * blocks / parts
 }
 
 /// Items `part` of a stage of `n` items in blocks of `block` on `workers` workers: what
-/// that worker takes first ([`first_block`]).
+/// that worker takes first (the team's split, [`part_blocks`]; a stage of no items, which
+/// the team runs as one empty block, has no items in any part).
 pub(crate) fn part_range(n: usize, block: usize, workers: usize, part: usize) -> Range<usize> {
-    let (block, parts) = (block.max(1), parts(workers));
-    let blocks = n.div_ceil(block);
-    let at = |p: usize| (first_block(p, blocks, parts) * block).min(n);
-    at(part)..at(part + 1)
+    let block = block.max(1);
+    let blocks = part_blocks(part, n.div_ceil(block), parts(workers));
+    (blocks.start * block).min(n)..(blocks.end * block).min(n)
 }
 
 #[cfg(feature = "parallel")]
@@ -247,7 +247,7 @@ mod team {
     /// and adds them to `done` once, when nothing is left to take; whoever brings `done`
     /// to the stage's total opens the next stage. A worker that reaches a stage already
     /// finished skips it, so one the system did not schedule for a while holds nobody up
-    /// unless it holds a block.
+    /// unless it has taken blocks it has not reported.
     pub(crate) struct Team {
         workers: usize,
         stage: Padded,
@@ -354,12 +354,12 @@ mod team {
             let (n, block) = (n.max(1) as u64, block.max(1) as u64);
             let blocks = n.div_ceil(block);
             let parts = super::parts(self.workers);
-            let part_start = |p: usize| super::first_block(p, blocks as usize, parts) as u64;
             let home = self.index % parts;
             let mut finished = 0;
             for p in (home..parts).chain(0..home) {
-                let end = part_start(p + 1);
-                while let Some(b) = team.claim(p, part_start(p), end, s) {
+                let own = super::part_blocks(p, blocks as usize, parts);
+                let (first, end) = (own.start as u64, own.end as u64);
+                while let Some(b) = team.claim(p, first, end, s) {
                     let start = b * block;
                     let stop = (start + block).min(n);
                     let real = (start as usize)..(stop as usize).min(items);
@@ -416,14 +416,70 @@ mod tests {
                     for p in 0..parts {
                         let r = part_range(n, block, workers, p);
                         assert_eq!(r.start, next, "n {n} block {block} workers {workers}");
-                        let blocks = r.len().div_ceil(block);
+                        // Every part but the last holds whole blocks; their counts differ by
+                        // at most one.
+                        let blocks = part_blocks(p, n.div_ceil(block), parts).len();
                         let even = n.div_ceil(block) / parts;
-                        assert!(blocks == even || blocks == even + 1 || r.end == n);
+                        assert!(blocks == even || blocks == even + 1);
+                        assert_eq!(r.len().div_ceil(block), blocks);
                         next = r.end;
                     }
                     assert_eq!(next, n);
                 }
             }
+        }
+    }
+
+    /// A team's stages, run by threads of its own: parallel stages of 0 to 1 000 items (in
+    /// blocks of 1 to 64) between serial ones, 2 to 40 workers (more than there are parts,
+    /// so some share a part). Every item is visited once per stage, and each serial stage
+    /// sees every item of the stage before it done.
+    #[cfg(feature = "parallel")]
+    #[test]
+    fn a_team_finishes_every_stage_before_the_next_begins() {
+        use std::sync::atomic::{AtomicU32, Ordering};
+        let stages = [(1000, 7), (0, 16), (5, 64), (1, 1), (777, 1), (64, 64)];
+        for workers in [2, 3, 33, 40] {
+            let team = Team::new(workers);
+            let seen: Vec<AtomicU32> = (0..1000).map(|_| AtomicU32::new(0)).collect();
+            let checked = AtomicU32::new(0);
+            std::thread::scope(|scope| {
+                for index in 0..workers {
+                    let (team, seen, checked) = (&team, &seen, &checked);
+                    scope.spawn(move || {
+                        let member = TeamMember::new(team, index);
+                        for _ in 0..3 {
+                            for &(n, block) in &stages {
+                                member.parallel(n, block, &|r: Range<usize>| {
+                                    for i in r {
+                                        seen[i].fetch_add(1, Ordering::Relaxed);
+                                    }
+                                });
+                                member.serial(&mut || {
+                                    // Counted, not asserted: a panicking lead would
+                                    // leave the others waiting for its stage.
+                                    let wrong = seen
+                                        .iter()
+                                        .enumerate()
+                                        .filter(|&(i, count)| {
+                                            count.swap(0, Ordering::Relaxed) != u32::from(i < n)
+                                        })
+                                        .count();
+                                    if wrong == 0 {
+                                        checked.fetch_add(1, Ordering::Relaxed);
+                                    }
+                                });
+                            }
+                        }
+                    });
+                }
+            });
+            // Every serial stage found its stage's items visited once each.
+            assert_eq!(
+                checked.load(Ordering::Relaxed),
+                3 * stages.len() as u32,
+                "{workers} workers"
+            );
         }
     }
 

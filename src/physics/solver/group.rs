@@ -34,8 +34,13 @@ const BLOCKS_PER_WORKER: usize = 4;
 /// below it a stage is tens of microseconds, and waking the team and waiting at each stage
 /// cost more than its share of the work saves (the base-20 pyramid's 150 lane groups ran
 /// several times slower under a software renderer's threads).
-#[cfg(feature = "parallel")]
 const MIN_LANES_FOR_TEAM: usize = 256;
+
+/// Whether a group of `lanes` lane groups, with joints coloured for the team or not, is
+/// solved by the whole team when the step has several workers ([`run_group`]).
+pub(crate) fn solved_by_team(lanes: usize, coloured_joints: bool) -> bool {
+    lanes >= MIN_LANES_FOR_TEAM || coloured_joints
+}
 
 /// Fewest joints per block of a joint colour on several workers (one takes about 0.1 µs).
 const MIN_JOINT_BLOCK: usize = 16;
@@ -93,7 +98,7 @@ pub(crate) fn run_group(data: &GroupData) -> GroupTimes {
         use crate::physics::threads;
         let workers = threads::split_workers();
         let coloured_joints = data.joint_runs.iter().any(|run| run.shared);
-        if workers > 1 && (data.lanes.len() >= MIN_LANES_FOR_TEAM || coloured_joints) {
+        if workers > 1 && solved_by_team(data.lanes.len(), coloured_joints) {
             let team = super::crew::Team::new(workers);
             let lead_times = std::sync::Mutex::new(GroupTimes::default());
             let shared = threads::try_team_run(workers, &|index| {
@@ -295,12 +300,18 @@ fn run_colours<C: Crew>(crew: &C, d: &GroupData, work: Work) {
         let last_overflow = d.overflow && i + 1 == d.colours.len();
         colour_block(d.colours[i].len(), last_overflow, crew.workers())
     };
-    let alone = |i: usize| split(i).is_none();
     let mut i = 0;
     while i < d.colours.len() {
-        if alone(i) {
+        if let Some(block) = split(i) {
+            let range = d.colours[i].clone();
+            crew.parallel(range.len(), block, &|r: Range<usize>| {
+                let mut bodies = d.bodies;
+                r.for_each(|j| lane(range.start + j, &mut bodies));
+            });
+            i += 1;
+        } else {
             let end = (i..d.colours.len())
-                .find(|&j| !alone(j))
+                .find(|&j| split(j).is_some())
                 .unwrap_or(d.colours.len());
             crew.serial(&mut || {
                 for range in &d.colours[i..end] {
@@ -308,14 +319,6 @@ fn run_colours<C: Crew>(crew: &C, d: &GroupData, work: Work) {
                 }
             });
             i = end;
-        } else {
-            let range = d.colours[i].clone();
-            let block = split(i).unwrap_or(range.len());
-            crew.parallel(range.len(), block, &|r: Range<usize>| {
-                let mut bodies = d.bodies;
-                r.for_each(|j| lane(range.start + j, &mut bodies));
-            });
-            i += 1;
         }
     }
 }

@@ -20,7 +20,7 @@ use super::block::FactorLanes;
 use super::body::SolverBody;
 use super::constraint::{invert_or_zero, ConstraintInput, PointInput};
 use super::crew::{self, for_each_block, Shared};
-use super::group::colour_block;
+use super::group::{colour_block, solved_by_team};
 use super::lane_velocities::gather_velocities;
 use super::simd::{f32x4, SymMat3x4, Vec3x4, LANES};
 use crate::physics::constants::RELAX_REGULARIZATION;
@@ -511,13 +511,10 @@ pub(crate) fn prepare_colours(
     lane_colours: &mut Vec<std::ops::Range<usize>>,
 ) -> usize {
     let first_colour = lane_colours.len();
-    let width = |i: usize| {
-        if overflow && i + 1 == colours.len() {
-            1
-        } else {
-            LANES
-        }
-    };
+    // The overflow set, when there is one, is the last "colour"; its constraints share
+    // bodies and go one per lane group, in order.
+    let overflow_set = |i: usize| overflow && i + 1 == colours.len();
+    let width = |i: usize| if overflow_set(i) { 1 } else { LANES };
     let mut count = 0;
     for (i, range) in colours.iter().enumerate() {
         let n = range.len().div_ceil(width(i));
@@ -549,17 +546,16 @@ pub(crate) fn prepare_colours(
     // Each worker prepares the lane groups it will solve first: unit u is part u / C of
     // colour u % C (C colours), so a worker's own units are its own part of every colour
     // (`crew::part_range`, split as `group::run_colours` splits them; a colour the lead
-    // solves alone is part 0's).
+    // solves alone is part 0's). A group the lead will solve alone is prepared here alone.
     let workers = crate::physics::threads::split_workers();
     let parts = crew::parts(workers);
     let units = parts * colours.len();
-    for_each_block(units, 1, &|r: std::ops::Range<usize>| {
+    let prepare = |r: std::ops::Range<usize>| {
         for u in r {
             let (part, i) = (u / colours.len(), u % colours.len());
             let (range, lanes_of) = (&colours[i], &lane_colours[i]);
             let len = lanes_of.len();
-            let overflow_set = overflow && i + 1 == colours.len();
-            let mine = match colour_block(len, overflow_set, workers) {
+            let mine = match colour_block(len, overflow_set(i), workers) {
                 Some(block) => crew::part_range(len, block, workers, part),
                 None if part == 0 => 0..len,
                 None => 0..0,
@@ -583,7 +579,12 @@ pub(crate) fn prepare_colours(
                 }
             }
         }
-    });
+    };
+    if solved_by_team(count, false) {
+        for_each_block(units, 1, &prepare);
+    } else {
+        prepare(0..units);
+    }
     count
 }
 

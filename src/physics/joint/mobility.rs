@@ -3,8 +3,8 @@
 //!
 //! The joints' direct solve (`block`) regularises K = J·M⁻¹·Jᵀ by a share of each diagonal,
 //! which the most mobile body dominates; what only a far heavier partner can answer is then
-//! a pivot below the regularisation, and the partner falls through the joint. So before the
-//! solver starts, a body that moves far more easily at a joint's anchor than the body at
+//! a pivot below the regularisation, and the partner falls through the joint. The bound
+//! keeps such pivots above it: before the solver starts, a body that moves far more easily at a joint's anchor than the body at
 //! the other end is given, for this step's solver, extra mass or inertia that brings each
 //! part of its mobility there down to the bound (one pass against the partners' own
 //! mobilities: along a chain of ever lighter bodies a ratio can stay above the bound, each
@@ -15,8 +15,8 @@
 //! Every joint kind counts, springs and ropes too.
 //!
 //! The measure is a row sum in world axes (a bound on the largest eigenvalue within a
-//! factor √3), so it depends a little on how a body is turned: a chain link read 33 against
-//! a limit of 35 hanging straight, 44 laid along (1, 1, 1).
+//! factor √3), so it depends a little on how a body is turned: the same body can read up
+//! to √3 times more in one orientation than in another.
 //!
 //! A partner locked along every translation axis is not a heavy body to be answered (its
 //! locks hold it): jointed within a hair of its centre, it would otherwise count as one, and

@@ -185,7 +185,8 @@ pub(crate) fn block_offsets(
 }
 
 /// Parts a stage's blocks are split into, one per worker: a worker takes its own part's
-/// blocks first (see `Team`). Workers beyond [`MAX_PARTS`] share parts round the table.
+/// blocks first (see `Team`). With more workers than [`MAX_PARTS`], worker i starts at part
+/// i mod [`MAX_PARTS`].
 pub(crate) fn parts(workers: usize) -> usize {
     workers.clamp(1, MAX_PARTS)
 }

@@ -598,8 +598,8 @@ impl BroadPhase for DynamicTree {
     fn update_pairs(&mut self, report: &mut dyn FnMut(u32, u32)) {
         let mut pairs = std::mem::take(&mut self.pair_buffer);
         pairs.clear();
-        // The moved proxies are queried in blocks, on every worker when the step has
-        // several (the tree is only read).
+        // The moved proxies are queried on every worker when there are many
+        // (`collect_in_blocks`; the tree is only read).
         let mut blocks = std::mem::take(&mut self.block_pairs);
         let tree = &*self;
         self.tests =

@@ -1,6 +1,6 @@
 //! The solve phase: sub-steps for a jointed mass ratio, and the height keys bodies are ordered by.
 
-use super::height_key;
+use super::{height_key, sort_by_height};
 use crate::physics::solver::substeps_for_mass_ratio;
 use crate::physics::{
     BodyDef, BodyHandle, ColliderDef, JointDef, Shape, Vec3, World, WorldSettings,
@@ -74,5 +74,30 @@ fn height_keys_sort_as_total_cmp() {
                 "{a} {b}"
             );
         }
+    }
+}
+
+proptest::proptest! {
+    /// The radix sort orders height keys as a comparison sort of the whole keys does
+    /// (heights from a few values, so many ties, which must keep their index order).
+    #[test]
+    fn heights_sort_as_a_comparison_sort(
+        heights in proptest::collection::vec(
+            proptest::prop_oneof![
+                proptest::sample::select(vec![-2.5f32, -0.0, 0.0, 0.5, 1.0, 1.5, 40.0]),
+                -1.0e6f32..1.0e6,
+            ],
+            0..600,
+        ),
+    ) {
+        let mut keys: Vec<u64> = heights
+            .iter()
+            .enumerate()
+            .map(|(i, &h)| height_key(h) << 32 | i as u64)
+            .collect();
+        let mut expected = keys.clone();
+        expected.sort_unstable();
+        sort_by_height(&mut keys, &mut Vec::new());
+        proptest::prop_assert_eq!(keys, expected);
     }
 }

@@ -26,8 +26,11 @@ use std::ops::Range;
 #[derive(Default)]
 pub(crate) struct IslandScratch {
     /// Union–find parent of each solver body (islands of touching or jointed dynamic
-    /// bodies).
+    /// bodies); from the end of the solver bodies' gather on, each body's root
+    /// ([`flatten_roots`]).
     pub parent: Vec<u32>,
+    /// Islands of awake dynamic bodies this step (counted by [`flatten_roots`]).
+    pub count: usize,
     /// Largest mass ratio of touching or jointed bodies, per island root.
     pub ratio: Vec<f32>,
     /// The touching pairs of awake dynamic bodies this step: solver indices and masses.
@@ -90,6 +93,23 @@ pub(crate) fn find_root(parent: &mut [u32], mut i: u32) -> u32 {
         i = grand;
     }
     i
+}
+
+/// Points every body of `parent` (a union–find forest built by [`World::build_islands`])
+/// straight at its root, and returns how many roots there are from index `first` on.
+///
+/// One pass in index order is enough: the union makes the smaller root the parent and path
+/// halving only moves a body's parent to its grandparent, so every parent is at or below its
+/// child's index, and a body's parent has been flattened by the time the body is reached.
+pub(crate) fn flatten_roots(parent: &mut [u32], first: usize) -> usize {
+    let mut roots = 0;
+    for i in 0..parent.len() {
+        let up = parent[i] as usize;
+        debug_assert!(up <= i, "parent {up} above body {i}");
+        parent[i] = parent[up];
+        roots += (i >= first && up == i) as usize;
+    }
+    roots
 }
 
 impl World {
@@ -372,4 +392,38 @@ pub(crate) fn sleep_tolerances(extent: f32) -> (f32, f32) {
         LINEAR_SLEEP_TOLERANCE.min(RELATIVE_SLEEP_TOLERANCE * extent),
         ANGULAR_SLEEP_TOLERANCE.min(LINEAR_SLEEP_TOLERANCE / extent),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{find_root, flatten_roots};
+
+    proptest::proptest! {
+        /// After unions made as `World::build_islands` makes them (the smaller root the
+        /// parent, path halving on the way), one pass points every body at the root
+        /// `find_root` finds, and counts the roots from `first` on.
+        #[test]
+        fn flattened_parents_are_the_roots(
+            count in 1usize..200,
+            unions in proptest::collection::vec((0usize..200, 0usize..200), 0..300),
+            first in 0usize..4,
+        ) {
+            let mut parent: Vec<u32> = (0..count as u32).collect();
+            for &(a, b) in &unions {
+                let (ra, rb) = (
+                    find_root(&mut parent, (a % count) as u32),
+                    find_root(&mut parent, (b % count) as u32),
+                );
+                if ra != rb {
+                    parent[ra.max(rb) as usize] = ra.min(rb);
+                }
+            }
+            let mut walked = parent.clone();
+            let roots: Vec<u32> = (0..count as u32).map(|i| find_root(&mut walked, i)).collect();
+            let expected = (first..count).filter(|&i| roots[i] == i as u32).count();
+            let islands = flatten_roots(&mut parent, first);
+            proptest::prop_assert_eq!(parent, roots);
+            proptest::prop_assert_eq!(islands, expected);
+        }
+    }
 }

@@ -77,6 +77,53 @@ fn a_heap_steps_the_same_at_any_worker_count() {
     same_at_any_worker_count("heap", 40, heap);
 }
 
+/// Four wall pyramids of base 20 (840 unit cubes, 2 300 resting contacts) on one ground:
+/// four islands with enough constraints that the colouring is shared island by island
+/// (`world/solve/mod.rs`, 2 048 constraints and two islands at least), two of the pyramids
+/// hit by a ball each so the contacts change.
+fn pyramids() -> World {
+    let mut world = World::default();
+    common::ground(&mut world, 0.6, 0.0);
+    let cube = Shape::cuboid(Vec3::splat(0.5));
+    for p in 0..4 {
+        let z = p as f32 * 3.0;
+        for row in 0..20 {
+            for i in 0..20 - row {
+                let x = i as f32 - (19 - row) as f32 / 2.0;
+                let position = Vec3::new(x, 0.5 + row as f32, z);
+                common::dynamic(&mut world, cube.clone(), position, Quat::IDENTITY, 0.6);
+            }
+        }
+    }
+    for z in [0.0, 6.0] {
+        let ball = common::dynamic(
+            &mut world,
+            Shape::sphere(0.5),
+            Vec3::new(-14.0, 2.5, z),
+            Quat::IDENTITY,
+            0.6,
+        );
+        world
+            .set_linear_velocity(ball, Vec3::new(20.0, 0.0, 0.0))
+            .expect("a valid velocity");
+    }
+    world
+}
+
+#[test]
+fn separate_pyramids_step_the_same_at_any_worker_count() {
+    let mut world = pyramids();
+    world.step(DT);
+    let counters = world.counters();
+    assert!(
+        counters.islands >= 2 && counters.constraints >= 2048,
+        "the colouring is not shared: {} islands, {} constraints",
+        counters.islands,
+        counters.constraints
+    );
+    same_at_any_worker_count("pyramids", 40, pyramids);
+}
+
 /// Every broad phase finds its pairs in blocks of moved proxies on several workers: the heap
 /// (1 600 proxies created at once, 13 blocks) steps the same at any worker count with each,
 /// and the same as with the dynamic tree (every broad phase reports the same pairs).

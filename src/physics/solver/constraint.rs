@@ -3,7 +3,6 @@
 //! rows, the normal block's mass matrix, friction masses) is built once per step straight
 //! into the solver's lanes, see `lanes.rs`.
 
-use super::body::SolverBody;
 use super::Softness;
 use crate::physics::collider::MixedMaterial;
 use crate::physics::math::{Mat3, Vec3};
@@ -72,11 +71,6 @@ impl ConstraintInput {
         };
         input.points[..count].copy_from_slice(&points[..count]);
         input
-    }
-
-    /// The bodies the constraint can move (finite mass), for the colouring.
-    pub fn movable(&self, bodies: &[SolverBody]) -> [Option<usize>; 2] {
-        [self.body_a, self.body_b].map(|i| bodies[i as usize].is_dynamic().then_some(i as usize))
     }
 }
 

@@ -19,11 +19,11 @@
 
 use std::ops::Range;
 
-use crate::physics::body::{BodyType, NULL};
+use crate::physics::body::{Body, BodyType, NULL};
 use crate::physics::broad_phase::{fatten_aabb, needs_reinsert};
 use crate::physics::constants::*;
 use crate::physics::contact::prefetch_ahead;
-use crate::physics::island::find_root;
+use crate::physics::island::{find_root, flatten_roots};
 use crate::physics::math::{Isometry, Quat, Vec3};
 use crate::physics::prefetch::prefetch_ptr;
 use crate::physics::profile::PhaseTimer;
@@ -107,6 +107,18 @@ pub(crate) struct ConstraintScratch {
     pub height: Vec<u64>,
     /// The radix sort's second buffer for `height` (see `sort_by_height`).
     pub height_spare: Vec<u64>,
+    /// The island of each constraint: the root of its dynamic body's (parallel to `list`).
+    pub island: Vec<u32>,
+    /// The solver bodies each constraint moves (finite mass), [`NOT_MOVED`] for a side it
+    /// does not (parallel to `list`): what the colouring reads, eight bytes a constraint
+    /// instead of a constraint's and two bodies' cache lines.
+    pub movable: Vec<[u32; 2]>,
+    /// The colouring's order grouped by island (see `colour_constraints`), where each
+    /// island's constraints start in it (indexed by root, one more at the end), and each
+    /// island's range.
+    pub by_island: Vec<u32>,
+    pub island_starts: Vec<u32>,
+    pub island_ranges: Vec<Range<usize>>,
     /// Constraint indices: the colouring's order, then colour by colour (see
     /// `colour_ranges`).
     pub order: Vec<u32>,
@@ -139,17 +151,36 @@ impl crate::physics::world::StepScratch {
             &mut self.constraints.height,
             &mut self.constraints.height_spare,
         );
+        let c = &mut self.constraints;
+        c.order.clear();
+        c.order.extend(c.height.iter().map(|&key| key as u32));
+        let count = c.list.len();
+        let moved = c.movable.as_slice();
+        let movable = |i: usize| moved[i].map(|b| (b != NOT_MOVED).then_some(b as usize));
+        if self.islands.count >= 2
+            && count >= MIN_CONSTRAINTS_TO_SHARE_COLOURING
+            && crate::physics::threads::split_workers() > 1
+        {
+            // Island by island on every worker: the same colours (`graph_colour.rs`).
+            group_by_island(
+                &c.order,
+                &c.island,
+                body_count,
+                (&mut c.by_island, &mut c.island_starts, &mut c.island_ranges),
+            );
+            c.graph.colour_islands(
+                count,
+                &c.by_island,
+                &c.island_ranges,
+                body_count,
+                movable,
+                &mut c.colour,
+            );
+        } else {
+            c.graph
+                .colour(count, &c.order, body_count, movable, &mut c.colour);
+        }
         let order = &mut self.constraints.order;
-        order.clear();
-        order.extend(self.constraints.height.iter().map(|&key| key as u32));
-        let (constraints, bodies) = (&self.constraints.list, &self.solver.bodies);
-        self.constraints.graph.colour(
-            constraints.len(),
-            order,
-            body_count,
-            |i| constraints[i].movable(bodies),
-            &mut self.constraints.colour,
-        );
         // Counting sort by key = group × (colours + overflow) + colour, in constraint order.
         const SETS: usize = COLOURS + 1;
         let keys = self.islands.groups.len() * SETS;
@@ -217,6 +248,44 @@ impl crate::physics::world::StepScratch {
             .lane_factors
             .iter_mut()
             .for_each(|f| f.truncate(used));
+    }
+}
+
+/// Marks a side of a constraint that moves no body ([`ConstraintScratch::movable`]).
+pub(crate) const NOT_MOVED: u32 = u32::MAX;
+
+/// Fewest constraints whose colouring is shared island by island: below this the grouping
+/// and the team's wake-up cost more than the colouring (about 25 ns a constraint here).
+const MIN_CONSTRAINTS_TO_SHARE_COLOURING: usize = 2048;
+
+/// Groups `order` by island (`island[i]`: the root of constraint i's island, below
+/// `body_count`) into `by_island`, keeping each island's constraints in the order they have
+/// in `order` (a counting sort, islands by root), and writes each island's range of it.
+fn group_by_island(
+    order: &[u32],
+    island: &[u32],
+    body_count: usize,
+    (by_island, starts, ranges): (&mut Vec<u32>, &mut Vec<u32>, &mut Vec<Range<usize>>),
+) {
+    starts.clear();
+    starts.resize(body_count + 1, 0);
+    for &root in island {
+        starts[root as usize + 1] += 1;
+    }
+    ranges.clear();
+    for root in 0..body_count {
+        let (start, size) = (starts[root], starts[root + 1]);
+        if size > 0 {
+            ranges.push(start as usize..(start + size) as usize);
+        }
+        starts[root + 1] = start + size;
+    }
+    by_island.clear();
+    by_island.resize(order.len(), 0);
+    for &i in order {
+        let slot = &mut starts[island[i as usize] as usize];
+        by_island[*slot as usize] = i;
+        *slot += 1;
     }
 }
 
@@ -430,7 +499,12 @@ impl World {
         // 3. Sub-step groups; dynamic bodies re-indexed group by group when there are several.
         self.plan_groups(count as usize);
 
-        // 4. The arrays themselves, in solver index order.
+        // 4. Each body's island root at hand, without the union–find's walks (the
+        //    constraints' gather records their islands for the colouring).
+        let first = 1 + kinematic as usize;
+        self.scratch.islands.count = flatten_roots(&mut self.scratch.islands.parent, first);
+
+        // 5. The arrays themselves, in solver index order.
         self.fill_solver_arrays(count as usize);
     }
 
@@ -648,11 +722,18 @@ impl World {
         scratch.constraints.group.resize(total, 0);
         scratch.constraints.height.truncate(total);
         scratch.constraints.height.resize(total, 0);
+        scratch.constraints.island.truncate(total);
+        scratch.constraints.island.resize(total, 0);
+        scratch.constraints.movable.truncate(total);
+        scratch.constraints.movable.resize(total, [NOT_MOVED; 2]);
         let out = (
             Shared::new(&mut scratch.constraints.list),
             Shared::new(&mut scratch.constraints.group),
             Shared::new(&mut scratch.constraints.height),
+            Shared::new(&mut scratch.constraints.island),
+            Shared::new(&mut scratch.constraints.movable),
         );
+        let roots = &scratch.islands.parent;
         let slots = Shared::new(&mut contacts.slots);
         let (starts, groups, body_substeps, contexts) = (
             &scratch.constraints.gather_starts,
@@ -686,16 +767,30 @@ impl World {
                     }
                     // SAFETY: the touching list names each contact once, and `index` is
                     // this block's own (the counts above).
-                    let (c, input, group_out, height_out) = unsafe {
+                    let (c, input, group_out, height_out, island_out, movable_out) = unsafe {
                         (
                             slots.at_mut(info.id as usize),
                             out.0.at_mut(index),
                             out.1.at_mut(index),
                             out.2.at_mut(index),
+                            out.3.at_mut(index),
+                            out.4.at_mut(index),
                         )
                     };
                     debug_assert!(c.touching);
                     let dynamic_index = if ia >= first_dynamic { ia } else { ib };
+                    *island_out = roots[dynamic_index as usize];
+                    // Index 0 (the static stand-in, and any body left out of the solve)
+                    // never moves; the others move when their mass is finite, as the
+                    // solver body filled from them does.
+                    let moves = |index: u32, body: &Body| {
+                        if index != 0 && body.inv_mass > 0.0 {
+                            index
+                        } else {
+                            NOT_MOVED
+                        }
+                    };
+                    *movable_out = [moves(ia, body_a), moves(ib, body_b)];
                     let substeps = body_substeps[dynamic_index as usize];
                     let group = if groups.len() == 1 {
                         0

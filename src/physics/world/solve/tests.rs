@@ -1,6 +1,6 @@
 //! The solve phase: sub-steps for a jointed mass ratio, and the height keys bodies are ordered by.
 
-use super::{height_key, sort_by_height};
+use super::{group_by_island, height_key, sort_by_height};
 use crate::physics::solver::substeps_for_mass_ratio;
 use crate::physics::{
     BodyDef, BodyHandle, ColliderDef, JointDef, Shape, Vec3, World, WorldSettings,
@@ -99,5 +99,36 @@ proptest::proptest! {
         expected.sort_unstable();
         sort_by_height(&mut keys, &mut Vec::new());
         proptest::prop_assert_eq!(keys, expected);
+    }
+}
+
+proptest::proptest! {
+    /// Grouping by island is a stable counting sort: islands in root order, each one's
+    /// constraints in the order they had, every constraint once, and each range holds one
+    /// island's constraints.
+    #[test]
+    fn grouping_by_island_keeps_each_islands_order(
+        island in proptest::collection::vec(0u32..30, 0..300),
+        shuffle in proptest::collection::vec(0usize..10_000, 300),
+    ) {
+        let mut order: Vec<u32> = (0..island.len() as u32).collect();
+        let n = order.len();
+        for (k, pick) in shuffle.iter().enumerate().take(n) {
+            order.swap(k, k + pick % (n - k));
+        }
+        let (mut grouped, mut starts, mut ranges) = (Vec::new(), Vec::new(), Vec::new());
+        group_by_island(&order, &island, 30, (&mut grouped, &mut starts, &mut ranges));
+        // Expected: for each root in turn, the constraints of that root in `order`.
+        let mut expected: Vec<u32> = Vec::new();
+        let mut expected_ranges = Vec::new();
+        for root in 0..30 {
+            let start = expected.len();
+            expected.extend(order.iter().filter(|&&i| island[i as usize] == root));
+            if expected.len() > start {
+                expected_ranges.push(start..expected.len());
+            }
+        }
+        proptest::prop_assert_eq!(grouped, expected);
+        proptest::prop_assert_eq!(ranges, expected_ranges);
     }
 }

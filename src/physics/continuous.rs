@@ -25,8 +25,10 @@
 //! displacement plus the rotation angle times A's farthest point from the centre of mass),
 //! so each advance is safe: no contact is skipped. A pair that already touches at t = 0 is
 //! left to its contact. The body keeps its velocity: the next step's speculative contact
-//! sees the obstacle `target` away and stops it on the near side. Other bodies are taken
-//! where the solver left them (Box2D v3 treats them the same way).
+//! sees the obstacle `target` away and stops it on the near side. Other bodies, other ccd
+//! bodies among them, are taken where the solver left them (Box2D v3 treats them the same
+//! way): every sweep is tested before any body is moved, so the sweeps run on every worker
+//! and give the same times in any order.
 //!
 //! Cost: one broad-phase query per fast ccd body and step, and for each candidate a few GJK
 //! distance queries (a 0.1 m ball against a wall: 2 to 4); a ccd body moving slower than a
@@ -40,6 +42,7 @@ use super::constants::{
 use super::math::{Isometry, Quat, Vec3};
 use super::narrow_phase::gjk::gjk_distance;
 use super::shape::{Shape, SupportMap};
+use super::solver::crew::{for_each_block, Shared};
 use super::world::World;
 
 /// A body's motion over the step, as a function of t ∈ [0, 1].
@@ -74,92 +77,152 @@ pub(crate) struct CcdScratch {
     /// Awake dynamic bodies with continuous collision: body slot, centre of mass and
     /// rotation at the start of the step.
     pub bodies: Vec<(u32, Vec3, Quat)>,
-    /// Colliders a ccd body's sweep may hit.
-    pub candidates: Vec<u32>,
+    /// Each listed body's first time of impact (1: none), index for index with `bodies`.
+    pub impacts: Vec<f32>,
+    /// Colliders a sweep may hit: one list per block of `bodies`.
+    pub candidates: Vec<Vec<u32>>,
 }
+
+/// Ccd bodies per block of the sweeps.
+const CCD_BLOCK: usize = 4;
+
+/// Fewest ccd bodies whose sweeps are shared with the team: a fast body's sweep takes a
+/// few microseconds (a broad-phase query and a few GJK distances), a slow one's next to
+/// nothing, and waking the team costs tens of microseconds.
+const MIN_CCD_BODIES_TO_SHARE: usize = 32;
 
 impl World {
     /// Puts every fast ccd body back at its first time of impact (see the module notes).
+    ///
+    /// The sweeps run on every worker (blocks of [`CCD_BLOCK`] bodies, once there are
+    /// [`MIN_CCD_BODIES_TO_SHARE`]), each against the world as the solver left it, so their
+    /// times do not depend on the order they are taken in; the bodies are then moved in
+    /// list order.
     pub(crate) fn solve_continuous(&mut self) {
         let list = std::mem::take(&mut self.scratch.ccd.bodies);
+        let mut impacts = std::mem::take(&mut self.scratch.ccd.impacts);
         let mut candidates = std::mem::take(&mut self.scratch.ccd.candidates);
-        for &(index, center0, rotation0) in &list {
-            let Some(body) = self.bodies.at(index) else {
-                continue;
-            };
-            if body.frozen {
-                continue;
-            }
-            let sweep = Sweep {
-                center0,
-                center1: body.center,
-                rotation0,
-                rotation1: body.rotation,
-                local_center: body.local_center,
-            };
-            let reach = self.reach(body);
-            let bound = (sweep.center1 - sweep.center0).length() + sweep.angle() * reach;
-            let size = body
-                .colliders
-                .iter()
-                .filter_map(|&c| self.colliders.at(c))
-                .filter(|c| !c.sensor)
-                .map(|c| c.feature_size)
-                .fold(f32::INFINITY, f32::min);
-            let fast = bound > CCD_MOTION_FRACTION * size;
-            if !fast || !bound.is_finite() {
-                continue;
-            }
-            // The box swept by the body's colliders: their boxes at both ends, grown by the
-            // rotation's reach (a turning box may sweep outside both).
-            let mut swept: Option<super::aabb::Aabb> = None;
-            for &c in &body.colliders {
-                let Some(col) = self.colliders.at(c) else {
-                    continue;
-                };
-                if col.sensor {
-                    continue;
-                }
-                let start = sweep.pose(0.0).mul(&col.local_pose);
-                let both = col.shape.world_aabb(&start).union(&col.aabb);
-                swept = Some(swept.map_or(both, |s| s.union(&both)));
-            }
-            let Some(swept) = swept else {
-                continue;
-            };
-            let swept = swept.expanded(sweep.angle().min(std::f32::consts::PI) * reach);
-            candidates.clear();
-            self.broad_phase.query(&swept, &mut |user| {
-                candidates.push(user);
-                true
-            });
-            candidates.sort_unstable();
-            let mut first = 1.0f32;
-            for &other in &candidates {
-                let Some(col_b) = self.colliders.at(other) else {
-                    continue;
-                };
-                if col_b.body == index || col_b.sensor {
-                    continue;
-                }
-                for &c in &body.colliders {
-                    let Some(col_a) = self.colliders.at(c) else {
-                        continue;
-                    };
-                    if col_a.sensor || !col_a.filter.allows(col_b.filter) {
-                        continue;
-                    }
-                    if let Some(t) = time_of_impact(col_a, col_b, &sweep, bound) {
-                        first = first.min(t);
+        let blocks = list.len().div_ceil(CCD_BLOCK);
+        impacts.clear();
+        impacts.resize(list.len(), 1.0);
+        if candidates.len() < blocks {
+            candidates.resize_with(blocks, Vec::new);
+        }
+        {
+            let world = &*self;
+            let (out, lists) = (Shared::new(&mut impacts), Shared::new(&mut candidates));
+            let sweep_block = |block: usize| {
+                let first = block * CCD_BLOCK;
+                for (k, &entry) in list.iter().enumerate().skip(first).take(CCD_BLOCK) {
+                    // SAFETY: block `block` alone has its candidate list and entries k.
+                    unsafe {
+                        *out.at_mut(k) = world.first_impact(entry, lists.at_mut(block));
                     }
                 }
+            };
+            if list.len() >= MIN_CCD_BODIES_TO_SHARE {
+                for_each_block(blocks, 1, &|range| range.for_each(sweep_block));
+            } else {
+                (0..blocks).for_each(sweep_block);
             }
-            if first < 1.0 {
-                self.move_to_impact(index, &sweep, first);
+        }
+        for (&(index, center0, rotation0), &t) in list.iter().zip(&impacts) {
+            if t < 1.0 {
+                if let Some(sweep) = self.sweep(index, center0, rotation0) {
+                    self.move_to_impact(index, &sweep, t);
+                }
             }
         }
         self.scratch.ccd.bodies = list;
+        self.scratch.ccd.impacts = impacts;
         self.scratch.ccd.candidates = candidates;
+    }
+
+    /// The motion of body slot `index` over the step, from where it started (`center0`,
+    /// `rotation0`) to where it is; `None` when it is gone or frozen.
+    fn sweep(&self, index: u32, center0: Vec3, rotation0: Quat) -> Option<Sweep> {
+        let body = self.bodies.at(index).filter(|body| !body.frozen)?;
+        Some(Sweep {
+            center0,
+            center1: body.center,
+            rotation0,
+            rotation1: body.rotation,
+            local_center: body.local_center,
+        })
+    }
+
+    /// The first time of impact of a listed ccd body's sweep, or 1 when it hits nothing or
+    /// moved too little to be swept. `candidates`: a buffer for the colliders the sweep may
+    /// hit.
+    fn first_impact(
+        &self,
+        (index, center0, rotation0): (u32, Vec3, Quat),
+        candidates: &mut Vec<u32>,
+    ) -> f32 {
+        let Some(sweep) = self.sweep(index, center0, rotation0) else {
+            return 1.0;
+        };
+        let Some(body) = self.bodies.at(index) else {
+            return 1.0;
+        };
+        let reach = self.reach(body);
+        let bound = (sweep.center1 - sweep.center0).length() + sweep.angle() * reach;
+        let size = body
+            .colliders
+            .iter()
+            .filter_map(|&c| self.colliders.at(c))
+            .filter(|c| !c.sensor)
+            .map(|c| c.feature_size)
+            .fold(f32::INFINITY, f32::min);
+        let fast = bound > CCD_MOTION_FRACTION * size;
+        if !fast || !bound.is_finite() {
+            return 1.0;
+        }
+        // The box swept by the body's colliders: their boxes at both ends, grown by the
+        // rotation's reach (a turning box may sweep outside both).
+        let mut swept: Option<super::aabb::Aabb> = None;
+        for &c in &body.colliders {
+            let Some(col) = self.colliders.at(c) else {
+                continue;
+            };
+            if col.sensor {
+                continue;
+            }
+            let start = sweep.pose(0.0).mul(&col.local_pose);
+            let both = col.shape.world_aabb(&start).union(&col.aabb);
+            swept = Some(swept.map_or(both, |s| s.union(&both)));
+        }
+        let Some(swept) = swept else {
+            return 1.0;
+        };
+        let swept = swept.expanded(sweep.angle().min(std::f32::consts::PI) * reach);
+        candidates.clear();
+        self.broad_phase.query(&swept, &mut |user| {
+            candidates.push(user);
+            true
+        });
+        candidates.sort_unstable();
+        let mut first = 1.0f32;
+        for &other in candidates.iter() {
+            let Some(col_b) = self.colliders.at(other) else {
+                continue;
+            };
+            if col_b.body == index || col_b.sensor {
+                continue;
+            }
+            for &c in &body.colliders {
+                let Some(col_a) = self.colliders.at(c) else {
+                    continue;
+                };
+                if col_a.sensor || !col_a.filter.allows(col_b.filter) {
+                    continue;
+                }
+                if let Some(t) = time_of_impact(col_a, col_b, &sweep, bound) {
+                    first = first.min(t);
+                }
+            }
+        }
+        first
     }
 
     /// The farthest point of the body's colliders from its centre of mass, m.

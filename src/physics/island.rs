@@ -10,7 +10,7 @@
 //! Wake-ups: an awake body touching a sleeping one (narrow phase), any force, impulse,
 //! velocity or transform set on a member, and the removal of a body it touches.
 
-use super::body::{BodyType, NULL};
+use super::body::{Body, BodyType, NULL};
 use super::constants::{
     ANGULAR_SLEEP_TOLERANCE, LINEAR_SLEEP_TOLERANCE, RELATIVE_SLEEP_TOLERANCE, TIME_TO_SLEEP,
 };
@@ -31,6 +31,9 @@ pub(crate) struct IslandScratch {
     pub parent: Vec<u32>,
     /// Islands of awake dynamic bodies this step (counted by [`flatten_roots`]).
     pub count: usize,
+    /// Each solver body's sleep timer after this step, s (kept by `World::finalize_bodies`,
+    /// [`sleep_timer`]).
+    pub sleep_time: Vec<f32>,
     /// Largest mass ratio of touching or jointed bodies, per island root.
     pub ratio: Vec<f32>,
     /// The touching pairs of awake dynamic bodies this step: solver indices and masses.
@@ -258,30 +261,12 @@ impl World {
         self.sleep_islands.len()
     }
 
-    /// Phase 5: sleep timers, islands of the awake bodies, and sleep for resting islands.
-    pub(crate) fn update_sleep(&mut self, dt: f32) {
+    /// Phase 5: islands of the awake bodies, and sleep for resting islands. The bodies'
+    /// sleep timers and island labels were kept by `World::finalize_bodies` on every worker
+    /// (the timers in `IslandScratch::sleep_time` too, [`sleep_timer`]).
+    pub(crate) fn update_sleep(&mut self) {
         let n = self.scratch.solver.bodies.len();
-        // 1. Timers: a body resting below both tolerances accumulates time.
-        for solver_index in 1..n {
-            let body_index = self.scratch.solver.to_body[solver_index];
-            let Some(body) = self.bodies.at_mut(body_index) else {
-                continue;
-            };
-            let (linear, angular) = sleep_tolerances(body.extent);
-            let slow =
-                body.linear_velocity.length() < linear && body.angular_velocity.length() < angular;
-            // A kinematic body moves exactly as told: it may rest only when fully still.
-            let still = body.linear_velocity == Vec3::ZERO && body.angular_velocity == Vec3::ZERO;
-            let resting = body.can_sleep
-                && if body.body_type == BodyType::Kinematic {
-                    still
-                } else {
-                    slow
-                };
-            body.sleep_time = if resting { body.sleep_time + dt } else { 0.0 };
-        }
-
-        // 2. The islands were built for the solve (`World::build_islands`); a body carried
+        // 1. The islands were built for the solve (`World::build_islands`); a body carried
         //    by a moving kinematic body must stay awake (only sleep reads this: without
         //    kinematic bodies, or with sleeping off, the walk over the contacts is skipped).
         let parent = &mut self.scratch.islands.parent;
@@ -311,40 +296,31 @@ impl World {
             }
         }
 
-        // 3. Minimum sleep time per island root, and compact island numbers.
+        // 2. Minimum sleep time per island root (the parents are the roots,
+        //    `flatten_roots`), and the islands counted.
         let min_sleep = &mut self.scratch.islands.min_sleep;
         min_sleep.clear();
         min_sleep.resize(n, f32::MAX);
         let mut islands = 0;
+        let sleep_time = &self.scratch.islands.sleep_time;
         for solver_index in 1..n {
-            let root = find_root(parent, solver_index as u32) as usize;
-            let body = self.bodies.at(self.scratch.solver.to_body[solver_index]);
-            let time = body.map_or(0.0, |b| b.sleep_time);
+            let root = parent[solver_index] as usize;
             if min_sleep[root] == f32::MAX {
                 islands += 1;
             }
-            min_sleep[root] = min_sleep[root].min(time);
+            min_sleep[root] = min_sleep[root].min(sleep_time[solver_index]);
         }
         for &carried in &self.scratch.contacts.to_wake {
-            let root = find_root(parent, carried) as usize;
+            let root = parent[carried as usize] as usize;
             min_sleep[root] = 0.0;
         }
         self.scratch.contacts.to_wake.clear();
         self.counters.islands = islands;
-        for solver_index in 1..n {
-            let root = find_root(parent, solver_index as u32);
-            if let Some(body) = self
-                .bodies
-                .at_mut(self.scratch.solver.to_body[solver_index])
-            {
-                body.island = self.scratch.solver.to_body[root as usize];
-            }
-        }
         if !self.settings.enable_sleeping {
             return;
         }
 
-        // 4. Islands resting long enough fall asleep together; members are grouped by root.
+        // 3. Islands resting long enough fall asleep together; members are grouped by root.
         let mut members = std::mem::take(&mut self.scratch.islands.members);
         members.clear();
         for solver_index in 1..n {
@@ -377,6 +353,26 @@ impl World {
         }
         self.scratch.islands.members = members;
         self.scratch.islands.group = group;
+    }
+}
+
+/// A body's sleep timer after a step of `dt` s: a body resting below both tolerances
+/// ([`sleep_tolerances`]) adds `dt`; any other starts again at zero. A kinematic body moves
+/// exactly as told: it rests only when fully still.
+pub(crate) fn sleep_timer(body: &Body, dt: f32) -> f32 {
+    let (linear, angular) = sleep_tolerances(body.extent);
+    let slow = body.linear_velocity.length() < linear && body.angular_velocity.length() < angular;
+    let still = body.linear_velocity == Vec3::ZERO && body.angular_velocity == Vec3::ZERO;
+    let resting = body.can_sleep
+        && if body.body_type == BodyType::Kinematic {
+            still
+        } else {
+            slow
+        };
+    if resting {
+        body.sleep_time + dt
+    } else {
+        0.0
     }
 }
 

@@ -74,13 +74,13 @@ impl World {
         self.solve(dt);
         timer.lap();
 
-        self.finalize_bodies();
+        self.finalize_bodies(dt);
         self.profile.integration_ms += timer.lap();
 
         self.solve_continuous();
         self.profile.continuous_ms = timer.lap();
 
-        self.update_sleep(dt);
+        self.update_sleep();
         self.profile.islands_ms = timer.lap();
 
         self.stepping = false;

@@ -23,7 +23,7 @@ use crate::physics::body::{Body, BodyType, NULL};
 use crate::physics::broad_phase::{fatten_aabb, needs_reinsert};
 use crate::physics::constants::*;
 use crate::physics::contact::prefetch_ahead;
-use crate::physics::island::{find_root, flatten_roots};
+use crate::physics::island::{find_root, flatten_roots, sleep_timer};
 use crate::physics::math::{Isometry, Quat, Vec3};
 use crate::physics::prefetch::prefetch_ptr;
 use crate::physics::profile::PhaseTimer;
@@ -924,13 +924,15 @@ impl World {
     }
 
     /// Phase 4: writes the solver's results into the bodies, moves their colliders and
-    /// broad-phase proxies, clears forces.
+    /// broad-phase proxies, clears forces, and keeps each body's sleep timer
+    /// (`island::sleep_timer`, also in `IslandScratch::sleep_time` for the sleep phase) and
+    /// island label (its root's body slot).
     ///
     /// The bodies and their colliders on every worker, in blocks of solver indices (each
     /// body is one index's, each collider one body's), which also find the proxies that
     /// outgrew their fat boxes; then, in solver order on this thread, the broad phase
     /// re-inserts those and the frozen bodies are reported.
-    pub(crate) fn finalize_bodies(&mut self) {
+    pub(crate) fn finalize_bodies(&mut self, dt: f32) {
         let Self {
             bodies,
             colliders,
@@ -942,28 +944,36 @@ impl World {
         let count = scratch.solver.to_body.len();
         scratch.solver.moved.clear();
         scratch.solver.moved.resize(count, false);
+        scratch.islands.sleep_time.clear();
+        scratch.islands.sleep_time.resize(count, 0.0);
         {
             let shared_bodies = bodies.shared();
             let shared_colliders = colliders.shared();
             let broad_phase = &**broad_phase;
             let (to_body, solver_bodies) = (&scratch.solver.to_body, &scratch.solver.bodies);
+            let roots = &scratch.islands.parent;
             let faulted = Shared::new(&mut scratch.solver.faulted);
             let moved = Shared::new(&mut scratch.solver.moved);
+            let sleep_time = Shared::new(&mut scratch.islands.sleep_time);
             for_each_block(count, FILL_BLOCK, &|range: Range<usize>| {
                 for solver_index in range.filter(|&i| i > 0) {
                     let s = &solver_bodies[solver_index];
                     // SAFETY: solver index `solver_index` names one body and is this block's
-                    // alone; so are the body's colliders and the two flags.
-                    let (body, faulted, moved) = unsafe {
+                    // alone; so are the body's colliders, the two flags and its timer.
+                    let (body, faulted, moved, sleep_time) = unsafe {
                         (
                             shared_bodies.at_mut(to_body[solver_index]),
                             faulted.at_mut(solver_index),
                             moved.at_mut(solver_index),
+                            sleep_time.at_mut(solver_index),
                         )
                     };
                     let Some(body) = body else {
                         continue;
                     };
+                    // Its island (the roots are the parents, `flatten_roots`), named by the
+                    // root's body slot.
+                    body.island = to_body[roots[solver_index] as usize];
                     let finite = s.delta_position.is_finite()
                         && s.delta_rotation.is_finite()
                         && s.linear_velocity.is_finite()
@@ -973,6 +983,8 @@ impl World {
                         // Its pose is still the last finite one: keep it, stop the body.
                         freeze(body);
                         *faulted = true;
+                        body.sleep_time = sleep_timer(body, dt);
+                        *sleep_time = body.sleep_time;
                         continue;
                     }
                     body.linear_velocity = s.linear_velocity;
@@ -996,6 +1008,9 @@ impl World {
                             );
                         }
                     }
+                    // The velocities are final here (continuous collision keeps them).
+                    body.sleep_time = sleep_timer(body, dt);
+                    *sleep_time = body.sleep_time;
                 }
             });
         }

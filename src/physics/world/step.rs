@@ -86,7 +86,7 @@ impl World {
         self.stepping = false;
         self.step_count += 1;
         self.time += dt as f64;
-        self.count();
+        self.count(frozen);
         self.profile.total_ms = start.elapsed_ms();
     }
 
@@ -121,8 +121,11 @@ impl World {
     }
 
     /// Fills the counters of the last step (the contact update counted the manifolds).
-    fn count(&mut self) {
-        let frozen = self.bodies.iter().filter(|(_, b)| b.frozen).count();
+    /// `frozen`: the bodies frozen when the step began; a step only adds to them, and
+    /// reports each body it freezes once.
+    fn count(&mut self, frozen: usize) {
+        let frozen = frozen + self.frozen_events.len();
+        debug_assert_eq!(frozen, self.bodies.iter().filter(|(_, b)| b.frozen).count());
         self.count_sizes(frozen);
     }
 

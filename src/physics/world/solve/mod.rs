@@ -18,6 +18,7 @@
 //! fresh arms.
 
 use std::ops::Range;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::physics::body::{Body, BodyType, NULL};
 use crate::physics::broad_phase::{fatten_aabb, needs_reinsert};
@@ -113,6 +114,10 @@ pub(crate) struct ConstraintScratch {
     /// does not (parallel to `list`): what the colouring reads, eight bytes a constraint
     /// instead of a constraint's and two bodies' cache lines.
     pub movable: Vec<[u32; 2]>,
+    /// Some constraint has a single point and restitution: only then can
+    /// `solver::propagate_impacts` find an impact (kept by the gather, so a step without
+    /// one never walks the constraints for it).
+    pub any_impact: bool,
     /// The colouring's order grouped by island (see `colour_constraints`), where each
     /// island's constraints start in it (indexed by root, one more at the end), and each
     /// island's range.
@@ -356,12 +361,14 @@ impl World {
         }
         self.gather_constraints();
         self.gather_joints();
-        solver::propagate_impacts(
-            &self.scratch.constraints.list,
-            &mut self.scratch.solver.bodies,
-            dt,
-            self.settings.restitution_threshold,
-        );
+        if self.scratch.constraints.any_impact {
+            solver::propagate_impacts(
+                &self.scratch.constraints.list,
+                &mut self.scratch.solver.bodies,
+                dt,
+                self.settings.restitution_threshold,
+            );
+        }
         self.profile.solver_ms += timer.lap();
         for g in 0..self.scratch.islands.groups.len() {
             self.solve_group(g, &mut timer);
@@ -734,6 +741,7 @@ impl World {
             Shared::new(&mut scratch.constraints.movable),
         );
         let roots = &scratch.islands.parent;
+        let any_impact = AtomicBool::new(false);
         let slots = Shared::new(&mut contacts.slots);
         let (starts, groups, body_substeps, contexts) = (
             &scratch.constraints.gather_starts,
@@ -836,6 +844,9 @@ impl World {
                         warm_start,
                     };
                     input.count = c.count.min(input.points.len());
+                    if input.count == 1 && c.material.restitution > 0.0 {
+                        any_impact.store(true, Ordering::Relaxed);
+                    }
                     input.max_shift = max_shift;
                     input.points[input.count..].fill(PointInput::default());
                     for (p, slot) in c.points[..c.count].iter_mut().zip(&mut input.points) {
@@ -874,6 +885,7 @@ impl World {
                 debug_assert_eq!(index, starts[block + 1] as usize);
             }
         });
+        scratch.constraints.any_impact = any_impact.into_inner();
         scratch.colour_constraints();
     }
 

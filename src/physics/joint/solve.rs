@@ -155,6 +155,7 @@ pub(crate) enum JointPass {
 /// The start of a pass, ahead of the joints' own rows.
 pub(crate) fn begin_pass(
     joints: &[JointConstraint],
+    locked: &[u32],
     bodies: &mut [SolverBody],
     step: &SubStep,
     group: u32,
@@ -165,7 +166,10 @@ pub(crate) fn begin_pass(
         // (`clamp_speeds`); the joints must not see it. Read as a rate of their rows, it is
         // motion no impulse of theirs can change (their inverse masses are 0 there), and
         // the block would answer it through the free directions: a push that adds energy.
-        for c in joints.iter().filter(|c| c.group == group && c.locked) {
+        // `locked`: the joints with a locked body, in list order
+        // (`JointScratch::locked`).
+        let locked = locked.iter().map(|&k| &joints[k as usize]);
+        for c in locked.filter(|c| c.group == group) {
             for (index, inv_mass) in [(c.a, c.inv_mass_a), (c.b, c.inv_mass_b)] {
                 let body = &mut bodies[index as usize];
                 if index != 0 && body.inv_mass > 0.0 {
@@ -279,15 +283,9 @@ fn solve_blocks(
     step: &SubStep,
 ) {
     let (mass_scale, impulse_scale) = step.scales();
-    let mut start = 0;
-    while start < joints.len() {
-        let component = joints[start].component;
-        let end = start
-            + joints[start..]
-                .iter()
-                .take_while(|c| c.component == component && c.group == joints[start].group)
-                .count();
-        if joints[start].group == group && component != NO_BLOCK {
+    for run in 0..blocks.runs.len() {
+        let (run_group, std::ops::Range { start, end }) = blocks.runs[run].clone();
+        if run_group == group {
             blocks.rows.clear();
             for (index, c) in joints.iter().enumerate().take(end).skip(start) {
                 block_rows(index as u32, c, bodies, &mut blocks.rows);
@@ -331,7 +329,6 @@ fn solve_blocks(
                 row.apply(bodies, delta);
             }
         }
-        start = end;
     }
 }
 
@@ -340,7 +337,8 @@ fn solve_blocks(
 /// orders the joints by group, then island (each island's joints contiguous, in their
 /// original order), so `solve_blocks` finds each island as one run. Then orders each
 /// island's elimination (`block::order_island`); an island whose solve would take more
-/// than [`MAX_BLOCK_WORK`] is solved joint by joint after all.
+/// than [`MAX_BLOCK_WORK`] is solved joint by joint after all. The islands left to solve
+/// as blocks are listed in `scratch.runs`.
 fn assign_blocks(list: &mut [JointConstraint], scratch: &mut BlockScratch, bodies: usize) {
     let parent = &mut scratch.parent;
     parent.clear();
@@ -371,6 +369,7 @@ fn assign_blocks(list: &mut [JointConstraint], scratch: &mut BlockScratch, bodie
     // Each island's elimination order; an island whose elimination would cost too much is
     // solved joint by joint after all.
     scratch.plan.later.clear();
+    scratch.runs.clear();
     let mut start = 0;
     while start < list.len() {
         let (group, component) = (list[start].group, list[start].component);
@@ -408,6 +407,8 @@ fn assign_blocks(list: &mut [JointConstraint], scratch: &mut BlockScratch, bodie
                 for c in &mut list[start..end] {
                     c.component = NO_BLOCK;
                 }
+            } else {
+                scratch.runs.push((group, start..end));
             }
         }
         start = end;
@@ -464,6 +465,9 @@ pub(crate) struct JointScratch {
     pub blocks: BlockScratch,
     /// Pairs of jointed awake dynamic bodies (solver indices and masses), for the islands.
     pub pairs: Vec<(u32, u32, f32, f32)>,
+    /// Indices of `constraints` with a locked body, in list order (what `begin_pass`
+    /// walks).
+    pub locked: Vec<u32>,
     /// Indices of `constraints` in the order the per-joint passes take them: group by
     /// group, each coloured group colour by colour, the others in the list's order.
     pub order: Vec<u32>,
@@ -643,6 +647,10 @@ impl World {
         let body_count = self.scratch.solver.bodies.len();
         assign_blocks(&mut list, &mut self.scratch.joints.blocks, body_count);
         let joints = &mut self.scratch.joints;
+        joints.locked.clear();
+        joints
+            .locked
+            .extend((0..list.len() as u32).filter(|&k| list[k as usize].locked));
         joints.constraints = list;
         joints.colour(self.scratch.islands.groups.len(), first_dynamic, body_count);
     }

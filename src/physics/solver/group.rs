@@ -59,6 +59,8 @@ pub(crate) struct GroupData<'a> {
     /// group's runs of it.
     pub joint_order: &'a [u32],
     pub joint_runs: &'a [JointRun],
+    /// The joints with a locked body (indices of `joints`, in its order).
+    pub locked_joints: &'a [u32],
     /// The group's lane groups, and their cold parts and factorisations (biased, relax).
     pub lanes: Shared<ConstraintLanes>,
     pub cold: Shared<ColdLanes>,
@@ -244,7 +246,7 @@ fn joints<C: Crew>(crew: &C, d: &GroupData, pass: JointPass) {
                 )
             };
             if first {
-                begin_pass(joints, bodies, &step, d.group);
+                begin_pass(joints, d.locked_joints, bodies, &step, d.group);
             }
             for run in &runs[i..j] {
                 for &k in &d.joint_order[run.range.clone()] {

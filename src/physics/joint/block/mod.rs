@@ -280,6 +280,9 @@ pub(crate) struct BlockScratch {
     /// Union–find parents and equality-row counts per solver body (`assign_blocks`).
     pub parent: Vec<u32>,
     pub row_count: Vec<u32>,
+    /// The jointed islands solved as blocks this step: each one's sub-step group and its
+    /// range of the joint list (`assign_blocks`), in list order.
+    pub runs: Vec<(u32, std::ops::Range<usize>)>,
     /// Every island's elimination order ([`order_island`]), kept for the step.
     pub plan: BlockPlan,
     /// Work space of [`order_island`].

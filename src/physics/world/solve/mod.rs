@@ -421,6 +421,7 @@ impl World {
             faulted: Shared::new(&mut scratch.solver.faulted),
             joint_order: &scratch.joints.order,
             joint_runs: &scratch.joints.runs[scratch.joints.group_runs[g].clone()],
+            locked_joints: &scratch.joints.locked,
             joints: Shared::new(&mut scratch.joints.constraints),
             blocks: Shared::new(std::slice::from_mut(&mut scratch.joints.blocks)),
             lanes: Shared::new(&mut scratch.constraints.lanes[group.lanes.clone()]),

@@ -7,7 +7,7 @@ use std::ops::Range;
 
 use super::super::island::find_root;
 use super::super::math::{Quat, Vec3};
-use super::super::solver::crew::Shared;
+use super::super::solver::crew::{block_offsets, for_each_block, Shared};
 use super::super::solver::{ConstraintGraph, SolverBody, OVERFLOW};
 use super::super::world::World;
 use super::block::{self, BlockScratch, Row, Slot, MAX_BLOCK_ROWS, MAX_BLOCK_WORK};
@@ -60,6 +60,9 @@ pub(crate) struct JointConstraint {
 
 /// `JointConstraint::component` of a joint whose rows are solved joint by joint.
 pub(crate) const NO_BLOCK: u32 = u32::MAX;
+
+/// Joint slots per block of the joints' gather.
+const JOINT_GATHER_BLOCK: usize = 256;
 
 impl JointConstraint {
     /// Whether its equality rows are solved joint by joint (not in an island's block).
@@ -468,6 +471,9 @@ pub(crate) struct JointScratch {
     /// Indices of `constraints` with a locked body, in list order (what `begin_pass`
     /// walks).
     pub locked: Vec<u32>,
+    /// Where each block of joint slots starts writing its constraints, the total last
+    /// (`gather_joints`).
+    pub gather_starts: Vec<u32>,
     /// Indices of `constraints` in the order the per-joint passes take them: group by
     /// group, each coloured group colour by colour, the others in the list's order.
     pub order: Vec<u32>,
@@ -574,10 +580,13 @@ impl World {
     }
 
     /// Prepares every joint with an awake dynamic body for this step (after the solver's
-    /// bodies are indexed and grouped).
+    /// bodies are indexed and grouped), in slot order.
+    ///
+    /// On every worker, in blocks of joint slots: each block first counts the joints it
+    /// keeps, then (at the offset the counts before it add up to) writes their constraints,
+    /// so each has the index one thread would give it.
     pub(crate) fn gather_joints(&mut self) {
         let mut list = std::mem::take(&mut self.scratch.joints.constraints);
-        list.clear();
         let groups = &self.scratch.islands.groups;
         let group_of = |index: u32| {
             groups
@@ -591,33 +600,38 @@ impl World {
             let i = index as usize;
             solver_bodies[i].inv_mass * forces[i].linear_free
         };
-        for (handle, joint) in self.joints.iter() {
-            let Some(a) = self.bodies.get(joint.def.body_a) else {
-                continue;
-            };
-            let b = joint.def.body_b.and_then(|h| self.bodies.get(h));
-            let index = |body: Option<&super::super::body::Body>| {
-                body.map_or(0, |b| {
-                    if b.solver_index == super::super::body::NULL {
-                        0
-                    } else {
-                        b.solver_index
-                    }
-                })
-            };
+        let (joints, bodies) = (&self.joints, &self.bodies);
+        let warm_start = self.settings.enable_warm_starting;
+        let index = |body: Option<&super::super::body::Body>| {
+            body.map_or(0, |b| {
+                if b.solver_index == super::super::body::NULL {
+                    0
+                } else {
+                    b.solver_index
+                }
+            })
+        };
+        // The joint in slot k, its bodies, their solver indices and its group, when it has
+        // an awake dynamic body.
+        let kept = |k: usize| {
+            let joint = joints.at(k as u32)?;
+            let a = bodies.get(joint.def.body_a)?;
+            let b = joint.def.body_b.and_then(|h| bodies.get(h));
             let (ia, ib) = (index(Some(a)), index(b));
             let dynamic = [ia, ib].into_iter().find(|&i| i >= first_dynamic);
-            let Some(group) = dynamic.and_then(group_of) else {
-                continue;
-            };
+            let group = dynamic.and_then(group_of)?;
+            Some((joint, a, b, ia, ib, group))
+        };
+        let prepare = |k: usize| {
+            let (joint, a, b, ia, ib, group) = kept(k)?;
             let frame = |body: Option<&super::super::body::Body>, local: Vec3| match body {
                 Some(b) => (b.center, b.rotation, local - b.local_center),
                 None => (Vec3::ZERO, Quat::IDENTITY, local),
             };
             let (center_a, rotation_a, arm_a) = frame(Some(a), joint.def.local_anchor_a);
             let (center_b, rotation_b, arm_b) = frame(b, joint.def.local_anchor_b);
-            list.push(JointConstraint {
-                joint: handle.index(),
+            Some(JointConstraint {
+                joint: k as u32,
                 a: ia,
                 b: ib,
                 group,
@@ -632,18 +646,40 @@ impl World {
                 locked: forces[ia as usize].locked || forces[ib as usize].locked,
                 component: NO_BLOCK,
                 kind: joint.def.kind,
-                impulse: if self.settings.enable_warm_starting {
+                impulse: if warm_start {
                     joint.impulse
                 } else {
                     Vec3::ZERO
                 },
-                state: if self.settings.enable_warm_starting {
+                state: if warm_start {
                     joint.state
                 } else {
                     JointState::new(&joint.def.kind)
                 },
-            });
+            })
+        };
+        let slots = joints.capacity();
+        let starts = &mut self.scratch.joints.gather_starts;
+        let total = block_offsets(slots, JOINT_GATHER_BLOCK, starts, &|k| kept(k).is_some());
+        // Every element is written below; the first kept joint stands in until then.
+        list.clear();
+        if let Some(first) = (0..slots).find_map(prepare) {
+            list.resize(total, first);
         }
+        let (out, starts) = (Shared::new(&mut list), &*starts);
+        for_each_block(starts.len() - 1, 1, &|range: Range<usize>| {
+            for block in range {
+                let mut at = starts[block] as usize;
+                let end = ((block + 1) * JOINT_GATHER_BLOCK).min(slots);
+                for k in block * JOINT_GATHER_BLOCK..end {
+                    if let Some(c) = prepare(k) {
+                        // SAFETY: `at` is this block's own (the counts above).
+                        unsafe { *out.at_mut(at) = c };
+                        at += 1;
+                    }
+                }
+            }
+        });
         let body_count = self.scratch.solver.bodies.len();
         assign_blocks(&mut list, &mut self.scratch.joints.blocks, body_count);
         let joints = &mut self.scratch.joints;

@@ -4,6 +4,7 @@
 //! rows are solved together as one block (`block.rs`).
 
 use std::ops::Range;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::super::island::find_root;
 use super::super::math::{Quat, Vec3};
@@ -61,7 +62,7 @@ pub(crate) struct JointConstraint {
 /// `JointConstraint::component` of a joint whose rows are solved joint by joint.
 pub(crate) const NO_BLOCK: u32 = u32::MAX;
 
-/// Joint slots per block of the joints' gather.
+/// Joint slots per block of the joints' gather, and joints per block of their store.
 const JOINT_GATHER_BLOCK: usize = 256;
 
 impl JointConstraint {
@@ -693,27 +694,47 @@ impl World {
 
     /// Stores the joints' impulses for the next step and removes those that broke (their
     /// force, the last sub-step's impulse over the sub-step, passed `break_force`).
+    ///
+    /// The impulses and forces on every worker, in blocks of the list (each constraint is
+    /// one joint's); then, only when one broke, the broken joints are removed in list order
+    /// on this thread.
     pub(crate) fn store_joint_impulses(&mut self, dt: f32) {
         self.broken_joints.clear();
         let list = std::mem::take(&mut self.scratch.joints.constraints);
-        for c in &list {
-            let Some(handle) = self.joints.handle_at(c.joint) else {
-                continue;
-            };
-            let Some(joint) = self.joints.get_mut(handle) else {
-                continue;
-            };
-            joint.impulse = c.impulse;
-            joint.state = c.state;
-            let substeps = self.scratch.islands.groups[c.group as usize].substeps as f32;
-            joint.force = c.impulse.length() * substeps / dt;
-            if let Some(limit) = joint.def.break_force {
-                if joint.force > limit {
-                    let def = joint.def;
-                    // The joint just read: it is there to remove.
-                    let _ = self.remove_joint(handle);
-                    self.broken_joints.push(def);
+        let breaks = |joint: &super::Joint| joint.def.break_force.is_some_and(|f| joint.force > f);
+        let any_broke = AtomicBool::new(false);
+        {
+            let joints = self.joints.shared();
+            let groups = &self.scratch.islands.groups;
+            for_each_block(list.len(), JOINT_GATHER_BLOCK, &|range: Range<usize>| {
+                for c in &list[range] {
+                    // SAFETY: each constraint is its own joint's, and each block has its
+                    // own constraints.
+                    let Some(joint) = (unsafe { joints.at_mut(c.joint) }) else {
+                        continue;
+                    };
+                    joint.impulse = c.impulse;
+                    joint.state = c.state;
+                    let substeps = groups[c.group as usize].substeps as f32;
+                    joint.force = c.impulse.length() * substeps / dt;
+                    if breaks(joint) {
+                        any_broke.store(true, Ordering::Relaxed);
+                    }
                 }
+            });
+        }
+        if any_broke.into_inner() {
+            for c in &list {
+                let Some(handle) = self.joints.handle_at(c.joint) else {
+                    continue;
+                };
+                let Some(joint) = self.joints.get(handle).filter(|joint| breaks(joint)) else {
+                    continue;
+                };
+                let def = joint.def;
+                // The joint just read: it is there to remove.
+                let _ = self.remove_joint(handle);
+                self.broken_joints.push(def);
             }
         }
         self.scratch.joints.constraints = list;

@@ -12,7 +12,7 @@ use crate::physics::contact::{
 use crate::physics::handle::Arena;
 use crate::physics::math::Vec3;
 use crate::physics::narrow_phase::{collide, collide_knowing, Manifold, Scratch};
-use crate::physics::solver::crew::{for_each_block, Shared};
+use crate::physics::solver::crew::{append_in_order, for_each_block, Shared};
 use crate::physics::world::{ContactBegin, ContactEvents, ContactPair, World};
 
 /// What [`World::try_create_contact`] did with a pair.
@@ -39,6 +39,8 @@ pub(crate) struct ContactScratch {
     pub to_wake: Vec<u32>,
     /// The touching contacts after the contact update, in the order of the active list.
     pub touching: Vec<ActiveInfo>,
+    /// Where each piece's events start in the step's event lists (`append_in_order`).
+    pub event_offsets: Vec<usize>,
 }
 
 impl World {
@@ -293,24 +295,37 @@ impl World {
         let (mut tests, mut reused, mut manifolds, mut points) = (0, 0, 0, 0);
         let scratch = &mut self.scratch;
         let events = &mut self.events;
-        for out in &scratch.contacts.narrow_chunks[..chunks] {
+        let outs = &scratch.contacts.narrow_chunks[..chunks];
+        for out in outs {
             tests += out.tests;
             reused += out.reused;
             manifolds += out.manifolds;
             points += out.points;
-            events.begin.extend_from_slice(&out.events.begin);
-            events.persist.extend_from_slice(&out.events.persist);
-            events.end.extend_from_slice(&out.events.end);
-            events
-                .sensor_begin
-                .extend_from_slice(&out.events.sensor_begin);
-            events.sensor_end.extend_from_slice(&out.events.sensor_end);
             scratch
                 .contacts
                 .to_destroy
                 .extend_from_slice(&out.to_destroy);
             scratch.contacts.to_wake.extend_from_slice(&out.to_wake);
         }
+        // The events, on the team when there are many (every touching contact persists).
+        let offsets = &mut scratch.contacts.event_offsets;
+        append_in_order(
+            &mut events.begin,
+            chunks,
+            &|k| &outs[k].events.begin,
+            offsets,
+        );
+        append_in_order(
+            &mut events.persist,
+            chunks,
+            &|k| &outs[k].events.persist,
+            offsets,
+        );
+        append_in_order(&mut events.end, chunks, &|k| &outs[k].events.end, offsets);
+        let sensor_begin = |k: usize| outs[k].events.sensor_begin.as_slice();
+        append_in_order(&mut events.sensor_begin, chunks, &sensor_begin, offsets);
+        let sensor_end = |k: usize| outs[k].events.sensor_end.as_slice();
+        append_in_order(&mut events.sensor_end, chunks, &sensor_end, offsets);
         self.counters.pair_tests = tests;
         self.counters.manifolds_reused = reused;
         self.counters.manifolds = manifolds;

@@ -1,7 +1,7 @@
 //! Nothing non-finite ever leaves a step: thin and long bodies that overflow f32 in the
 //! solver, and forces summed past f32's range, are stopped and reported, never spread.
 
-use impulse::physics::{BodyDef, ColliderDef, Shape, Vec3, World, WorldSettings};
+use impulse::physics::{BodyDef, BodyType, ColliderDef, Shape, Vec3, World, WorldSettings};
 use impulse::scene;
 
 /// Steps a scene and checks after every step that every body is finite.
@@ -115,4 +115,28 @@ fn an_overflowing_force_freezes_that_body_alone() {
     assert!(!released.is_frozen());
     // Free fall from rest for one step: v = g·dt.
     assert!((released.linear_velocity().y + 9.81 / 60.0).abs() < 1e-4);
+}
+
+#[test]
+fn a_kinematic_body_spun_past_f32_is_counted_frozen_once() {
+    // A kinematic body told, before each step, to turn at 3·10³⁸ rad/s about every axis
+    // (finite, so accepted): its rotation over a step overflows, so it is frozen, and
+    // frozen again. The counters count it once, step after step (the step recounts frozen
+    // bodies whenever it reports one).
+    let mut world = World::default();
+    let spinner = world.create_body(BodyDef {
+        body_type: BodyType::Kinematic,
+        ..BodyDef::default()
+    });
+    world
+        .add_collider(spinner, ColliderDef::new(Shape::cuboid(Vec3::splat(0.5))))
+        .unwrap();
+    for step in 0..3 {
+        world
+            .set_angular_velocity(spinner, Vec3::splat(3.0e38))
+            .unwrap();
+        world.step(1.0 / 60.0);
+        assert!(world.body(spinner).unwrap().is_frozen(), "step {step}");
+        assert_eq!(world.counters().frozen_bodies, 1, "step {step}");
+    }
 }

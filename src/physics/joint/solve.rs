@@ -664,8 +664,10 @@ impl World {
         let total = block_offsets(slots, JOINT_GATHER_BLOCK, starts, &|k| kept(k).is_some());
         // Every element is written below; the first kept joint stands in until then.
         list.clear();
-        if let Some(first) = (0..slots).find_map(prepare) {
-            list.resize(total, first);
+        if total > 0 {
+            if let Some(first) = (0..slots).find_map(prepare) {
+                list.resize(total, first);
+            }
         }
         let (out, starts) = (Shared::new(&mut list), &*starts);
         for_each_block(starts.len() - 1, 1, &|range: Range<usize>| {

@@ -121,11 +121,17 @@ impl World {
     }
 
     /// Fills the counters of the last step (the contact update counted the manifolds).
-    /// `frozen`: the bodies frozen when the step began; a step only adds to them, and
-    /// reports each body it freezes once.
+    /// `frozen`: the bodies frozen when the step began. A step never thaws a body, so when
+    /// it froze none (no frozen events) the count is the same; else the bodies are counted
+    /// again (a frozen kinematic body that faults again is reported again).
     fn count(&mut self, frozen: usize) {
-        let frozen = frozen + self.frozen_events.len();
-        debug_assert_eq!(frozen, self.bodies.iter().filter(|(_, b)| b.frozen).count());
+        let recount = || self.bodies.iter().filter(|(_, b)| b.frozen).count();
+        let frozen = if self.frozen_events.is_empty() {
+            debug_assert_eq!(frozen, recount());
+            frozen
+        } else {
+            recount()
+        };
         self.count_sizes(frozen);
     }
 

@@ -118,9 +118,9 @@ pub(crate) struct ConstraintScratch {
     /// `solver::propagate_impacts` find an impact (kept by the gather, so a step without
     /// one never walks the constraints for it).
     pub any_impact: bool,
-    /// The colouring's order grouped by island (see `colour_constraints`), where each
-    /// island's constraints start in it (indexed by root, one more at the end), and each
-    /// island's range.
+    /// The colouring's order grouped by island (see `colour_constraints`), the counting
+    /// sort's working space (one entry per root, one more), and each island's range of
+    /// `by_island`.
     pub by_island: Vec<u32>,
     pub island_starts: Vec<u32>,
     pub island_ranges: Vec<Range<usize>>,
@@ -790,8 +790,12 @@ impl World {
                     let dynamic_index = if ia >= first_dynamic { ia } else { ib };
                     *island_out = roots[dynamic_index as usize];
                     // Index 0 (the static stand-in, and any body left out of the solve)
-                    // never moves; the others move when their mass is finite, as the
-                    // solver body filled from them does.
+                    // never moves; the others move when their mass is finite. The solver
+                    // body filled from them has the same inverse mass, or that times a
+                    // positive mobility bound (`joint/mobility.rs`), so every body the
+                    // solver moves is counted movable (one whose scaled inverse mass
+                    // rounded to zero would be too: the colouring is then only more
+                    // cautious).
                     let moves = |index: u32, body: &Body| {
                         if index != 0 && body.inv_mass > 0.0 {
                             index
@@ -800,6 +804,11 @@ impl World {
                         }
                     };
                     *movable_out = [moves(ia, body_a), moves(ib, body_b)];
+                    // The colouring shares islands between workers on this: every body a
+                    // constraint moves is in the constraint's island.
+                    debug_assert!(movable_out
+                        .iter()
+                        .all(|&b| b == NOT_MOVED || roots[b as usize] == *island_out));
                     let substeps = body_substeps[dynamic_index as usize];
                     let group = if groups.len() == 1 {
                         0

@@ -43,9 +43,9 @@ pub type ProxyId = u32;
 /// microsecond, so a block is tens of microseconds: more than waking the workers costs).
 const QUERY_BLOCK: usize = 128;
 
-/// Fewest moved proxies whose queries are shared with the workers (4 blocks): below it the
-/// queries take less than handing them over costs (sparse4000's few hundred moved proxies
-/// a step ran 0.1–0.3 ms slower on two workers than on one).
+/// Fewest moved proxies whose queries are shared with the workers (4 blocks): below it,
+/// handing the queries over costs more than they take (a few hundred moved proxies cost
+/// 0.1–0.3 ms a step more on two workers than on one on a 2-vCPU machine).
 const MIN_MOVED_TO_SHARE: usize = 4 * QUERY_BLOCK;
 
 /// What each block of [`QUERY_BLOCK`] moved proxies found: its pairs and its tests. A

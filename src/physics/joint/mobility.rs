@@ -4,9 +4,9 @@
 //! The joints' direct solve (`block`) regularises K = J·M⁻¹·Jᵀ by a share of each diagonal,
 //! which the most mobile body dominates; what only a far heavier partner can answer is then
 //! a pivot below the regularisation, and the partner falls through the joint. The bound
-//! keeps such pivots above it: before the solver starts, a body that moves far more easily at a joint's anchor than the body at
-//! the other end is given, for this step's solver, extra mass or inertia that brings each
-//! part of its mobility there down to the bound (one pass against the partners' own
+//! keeps such pivots above it: a body that moves far more easily at a joint's anchor than
+//! the body at the other end is given, for the step's solver, extra mass or inertia that
+//! brings each part of its mobility there down to the bound (one pass against the partners' own
 //! mobilities: along a chain of ever lighter bodies a ratio can stay above the bound, each
 //! link within it of its heavier neighbour as that neighbour was). The solver sees that
 //! body so everywhere (contacts, joints, restitution, the rotation of its inertia between
@@ -21,7 +21,7 @@
 //! A partner locked along every translation axis is not a heavy body to be answered (its
 //! locks hold it): jointed within a hair of its centre, it would otherwise count as one, and
 //! the body on it would hit others like a far heavier one (a paddle welded 0.1 mm off the
-//! centre of a translation-locked rotor gained 14 % of its energy on a ball).
+//! centre of a translation-locked rotor would give a ball it strikes energy it never had).
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -20,6 +20,7 @@ use super::math::{Isometry, Vec3};
 use super::narrow_phase::{Manifold, ManifoldPoint, MAX_MANIFOLD_POINTS};
 use super::prefetch::prefetch_ptr;
 use super::shape::ShapeKind;
+use super::solver::simd::{transform_points, Vec3x4, LANES};
 use super::world::{BodyHandle, ColliderHandle};
 
 /// A hash map with deterministic hashing (std's default hasher is seeded per process).
@@ -92,8 +93,12 @@ pub(crate) struct ManifoldCache {
     reach_b: f32,
     /// The normal, A's frame.
     normal: Vec3,
-    /// Each point on A (A's frame), on B (B's frame), and its feature id.
-    points: [(Vec3, Vec3, u32); MAX_MANIFOLD_POINTS],
+    /// Each point on A (A's frame) and on B (B's frame), point j in lane j (zero past
+    /// `count`), so a reuse moves them four at once.
+    local_a: Vec3x4,
+    local_b: Vec3x4,
+    /// Each point's feature id.
+    ids: [u32; MAX_MANIFOLD_POINTS],
     count: usize,
     /// False for a cache that keeps only the pose of the test ([`ManifoldCache::pose_only`]):
     /// it says whether the pair kept still since, but has no manifold to reuse.
@@ -103,6 +108,8 @@ pub(crate) struct ManifoldCache {
     /// [`ManifoldCache::remaining_gap`].
     gap: f32,
 }
+
+const _: () = assert!(MAX_MANIFOLD_POINTS == LANES);
 
 impl ManifoldCache {
     /// Keeps `manifold` (world space), computed for the colliders `a` and `b` where they are
@@ -117,17 +124,18 @@ impl ManifoldCache {
     ) -> Option<Self> {
         let pose = ManifoldCache::pose_only(a, b, b_in_a, margin, manifold.gap)?;
         let (pose_a, pose_b) = (&a.world_pose, &b.world_pose);
-        let mut points = [(Vec3::ZERO, Vec3::ZERO, 0); MAX_MANIFOLD_POINTS];
-        for (slot, p) in points.iter_mut().zip(manifold.points()) {
-            *slot = (
-                pose_a.inverse_transform_point(p.point_a),
-                pose_b.inverse_transform_point(p.point_b),
-                p.id,
-            );
+        let (mut local_a, mut local_b) = ([Vec3::ZERO; LANES], [Vec3::ZERO; LANES]);
+        let mut ids = [0; MAX_MANIFOLD_POINTS];
+        for (j, p) in manifold.points().iter().enumerate() {
+            local_a[j] = pose_a.inverse_transform_point(p.point_a);
+            local_b[j] = pose_b.inverse_transform_point(p.point_b);
+            ids[j] = p.id;
         }
         Some(ManifoldCache {
             normal: pose_a.inverse_transform_vector(manifold.normal),
-            points,
+            local_a: Vec3x4::gather(local_a),
+            local_b: Vec3x4::gather(local_b),
+            ids,
             count: manifold.count,
             complete: true,
             ..pose
@@ -161,7 +169,9 @@ impl ManifoldCache {
                 .min(MANIFOLD_REUSE_FRACTION * a.feature_size.min(b.feature_size)),
             reach_b: reach_b.length(),
             normal: Vec3::ZERO,
-            points: [(Vec3::ZERO, Vec3::ZERO, 0); MAX_MANIFOLD_POINTS],
+            local_a: Vec3x4::ZERO,
+            local_b: Vec3x4::ZERO,
+            ids: [0; MAX_MANIFOLD_POINTS],
             count: 0,
             complete: false,
             gap,
@@ -203,22 +213,27 @@ impl ManifoldCache {
 
     /// The manifold now, in world space, for colliders at `pose_a` and `pose_b`: the cached
     /// points moved with their bodies, each depth measured again, points farther apart than
-    /// `margin` left out.
+    /// `margin` left out. The points are moved four at once, each lane with the operations
+    /// of the scalar transform (`simd::transform_points`), so the bits are those of moving
+    /// them one by one.
     pub(crate) fn manifold(&self, pose_a: &Isometry, pose_b: &Isometry, margin: f32) -> Manifold {
         let mut out = Manifold {
             normal: pose_a.transform_vector(self.normal),
             ..Manifold::default()
         };
-        for &(local_a, local_b, id) in &self.points[..self.count] {
-            let point_a = pose_a.transform_point(local_a);
-            let point_b = pose_b.transform_point(local_b);
-            let depth = (point_a - point_b).dot(out.normal);
-            if depth >= -margin {
+        let point_a = transform_points(pose_a, self.local_a);
+        let point_b = transform_points(pose_b, self.local_b);
+        let depth = (point_a - point_b)
+            .dot(Vec3x4::splat(out.normal))
+            .to_array();
+        let (point_a, point_b) = (point_a.lanes(), point_b.lanes());
+        for j in 0..self.count {
+            if depth[j] >= -margin {
                 out.push(ManifoldPoint {
-                    point_a,
-                    point_b,
-                    depth,
-                    id,
+                    point_a: point_a[j],
+                    point_b: point_b[j],
+                    depth: depth[j],
+                    id: self.ids[j],
                 });
             }
         }
@@ -354,6 +369,45 @@ impl Contact {
     /// For a sensor contact: the shapes overlap.
     pub fn is_overlapping(&self) -> bool {
         self.overlapping
+    }
+
+    /// The kept manifold moved to where the colliders are now (`pose_a`, `pose_b`), written
+    /// straight into the points when it is the same manifold again (every cached point
+    /// within `margin`, the same feature ids in the same order: what [`Self::update_points`]
+    /// would then do, without building the manifold first). Returns false, changing
+    /// nothing, when it is not, when it has no points, or when there is no complete cache.
+    pub(crate) fn refresh_from_cache(
+        &mut self,
+        pose_a: &Isometry,
+        pose_b: &Isometry,
+        margin: f32,
+    ) -> bool {
+        let Some(cache) = self.cache.as_ref().filter(|c| c.complete) else {
+            return false;
+        };
+        let count = cache.count;
+        if count == 0
+            || count != self.count
+            || (0..count).any(|j| cache.ids[j] != self.points[j].id)
+        {
+            return false;
+        }
+        let normal = pose_a.transform_vector(cache.normal);
+        let point_a = transform_points(pose_a, cache.local_a);
+        let point_b = transform_points(pose_b, cache.local_b);
+        let depth = (point_a - point_b).dot(Vec3x4::splat(normal)).to_array();
+        if depth[..count].iter().any(|&d| d < -margin) {
+            return false;
+        }
+        let (point_a, point_b) = (point_a.lanes(), point_b.lanes());
+        self.normal = normal;
+        for (j, dst) in self.points[..count].iter_mut().enumerate() {
+            dst.point_a = point_a[j];
+            dst.point_b = point_b[j];
+            dst.depth = depth[j];
+            dst.max_normal_impulse = 0.0;
+        }
+        true
     }
 
     /// Replaces the manifold, carrying impulses over from the old points.

@@ -76,7 +76,7 @@ mod impact;
 mod integrate;
 mod lane_velocities;
 mod lanes;
-mod simd;
+pub(crate) mod simd;
 
 pub(crate) use body::{clamp_length, SolverBody, SolverForces};
 pub(crate) use constraint::{invert_or_zero, ConstraintInput, ConstraintShared, PointInput};

@@ -9,7 +9,7 @@ use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
 
 pub(crate) use wide::f32x4;
 
-use crate::physics::math::{Mat3, Quat, Vec3};
+use crate::physics::math::{Isometry, Mat3, Quat, Vec3};
 
 /// The number of lanes.
 pub(crate) const LANES: usize = 4;
@@ -38,8 +38,18 @@ impl Vec3x4 {
         Vec3x4 { x, y, z }
     }
 
+    /// `v` in every lane.
+    #[inline]
+    pub fn splat(v: Vec3) -> Vec3x4 {
+        Vec3x4 {
+            x: f32x4::splat(v.x),
+            y: f32x4::splat(v.y),
+            z: f32x4::splat(v.z),
+        }
+    }
+
     /// The inverse of [`Vec3x4::gather`]: every lane's vector.
-    #[cfg(test)]
+    #[inline]
     pub fn lanes(&self) -> [Vec3; LANES] {
         let rows = f32x4::transpose([self.x, self.y, self.z, f32x4::ZERO]);
         rows.map(|r| {
@@ -262,6 +272,21 @@ impl Quatx4 {
     }
 }
 
+/// `pose` applied to the point of every lane: glam's scalar `rotation * p + translation`
+/// (`Quat::mul_vec3`: p·(w² − |b|²) + b·(2·p·b) + (b × p)·2w, b the vector part) with the
+/// operations in the same order, so each lane gets the bits the scalar transform gives.
+#[inline]
+pub(crate) fn transform_points(pose: &Isometry, p: Vec3x4) -> Vec3x4 {
+    let q = pose.rotation;
+    let (w, b) = (q.w, Vec3::new(q.x, q.y, q.z));
+    let along = f32x4::splat(w * w - b.dot(b));
+    let twice_w = f32x4::splat(w * 2.0);
+    let wide_b = Vec3x4::splat(b);
+    let rotated =
+        along * p + (p.dot(wide_b) * f32x4::splat(2.0)) * wide_b + twice_w * wide_b.cross(p);
+    rotated + Vec3x4::splat(pose.translation)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -284,6 +309,31 @@ mod tests {
         }
         // Gathered and taken apart again, every vector comes back.
         assert_eq!(wa.lanes(), a);
+    }
+
+    #[test]
+    fn transformed_points_are_the_scalar_transform_bit_for_bit() {
+        // Turned and shifted poses (one the identity), points of every sign and a zero.
+        let poses = [
+            Isometry::new(
+                Vec3::new(0.3, -2.0, 7.5),
+                Quat::from_axis_angle(Vec3::new(1.0, 2.0, -0.5).normalize(), 0.7),
+            ),
+            Isometry::new(Vec3::new(-4.0, 0.0, 1e-3), Quat::from_rotation_y(-2.9)),
+            Isometry::IDENTITY,
+        ];
+        let p = [
+            Vec3::new(0.5, -0.5, 0.5),
+            Vec3::new(-1.25, 3.0, 0.001),
+            Vec3::ZERO,
+            Vec3::new(1e4, -2e-3, 7.0),
+        ];
+        for pose in &poses {
+            let out = transform_points(pose, Vec3x4::gather(p)).lanes();
+            for l in 0..LANES {
+                assert_eq!(out[l], pose.transform_point(p[l]), "lane {l}");
+            }
+        }
     }
 
     #[test]

@@ -488,6 +488,19 @@ impl NarrowEnv<'_> {
                 .as_ref()
                 .zip(b_in_a.as_ref())
                 .map(|(cache, b_in_a)| reuse_manifolds && cache.holds(b_in_a, margin));
+            // The common case of a resting pair: the kept manifold again, moved into the
+            // contact's points in place; its touching state and events are as they were.
+            if still == Some(true) && contact.refresh_from_cache(pose_a, pose_b, margin) {
+                out.reused += 1;
+                // It has points, so it touched at the last step too.
+                debug_assert!(contact.touching);
+                infos[k].touching = true;
+                out.manifolds += 1;
+                out.points += contact.count;
+                out.events.persist.push(make_pair(contact));
+                wake_sleeper([body_a, body_b], [active_a, active_b], [col_a, col_b], out);
+                continue;
+            }
             let manifold = match &contact.cache {
                 Some(cache) if still == Some(true) && cache.is_complete() => {
                     out.reused += 1;
@@ -566,18 +579,32 @@ impl NarrowEnv<'_> {
                     _ => out.events.end.push(pair),
                 }
             }
-            // An awake body touching a sleeping one wakes its island.
-            if contact.touching && active_a != active_b {
-                let (sleeper, sleeper_index) = if active_a {
-                    (body_b, col_b.body)
-                } else {
-                    (body_a, col_a.body)
-                };
-                if sleeper.is_dynamic() && !sleeper.awake {
-                    out.to_wake.push(sleeper_index);
-                }
+            if contact.touching {
+                wake_sleeper([body_a, body_b], [active_a, active_b], [col_a, col_b], out);
             }
         }
+    }
+}
+
+/// A touching contact whose one body is awake and the other a sleeping dynamic body: the
+/// sleeper's island is woken (its index goes to `out.to_wake`).
+#[inline]
+fn wake_sleeper(
+    [body_a, body_b]: [&Body; 2],
+    [active_a, active_b]: [bool; 2],
+    [col_a, col_b]: [&Collider; 2],
+    out: &mut NarrowChunk,
+) {
+    if active_a == active_b {
+        return;
+    }
+    let (sleeper, sleeper_index) = if active_a {
+        (body_b, col_b.body)
+    } else {
+        (body_a, col_a.body)
+    };
+    if sleeper.is_dynamic() && !sleeper.awake {
+        out.to_wake.push(sleeper_index);
     }
 }
 

@@ -64,18 +64,24 @@ impl FactorLanes {
         }
     }
 
-    /// Factors four lanes' blocks at once: in lane l the points `exists[j]` marks (the
-    /// first few), padded with the identity. The operations of [`Factor::new`] in the same
-    /// order, so a lane gets the scalar bits. Also returns a mask of the lanes whose block
-    /// is positive definite and not empty; the others hold the identity.
-    pub fn factor(a: &[[f32x4; N]; N], exists: &[f32x4; N]) -> (FactorLanes, f32x4) {
+    /// Factors four lanes' blocks at once: the matrix `a` with `diagonal` on its diagonal
+    /// (a's own diagonal is not read, so the passes' two blocks share one `a`), in lane l
+    /// the points `exists[j]` marks (the first few), padded with the identity. The
+    /// operations of [`Factor::new`] in the same order, so a lane gets the scalar bits.
+    /// Also returns a mask of the lanes whose block is positive definite and not empty; the
+    /// others hold the identity.
+    pub fn factor(
+        a: &[[f32x4; N]; N],
+        diagonal: &[f32x4; N],
+        exists: &[f32x4; N],
+    ) -> (FactorLanes, f32x4) {
         let (zero, one) = (f32x4::ZERO, f32x4::ONE);
         let mut f = FactorLanes::default();
         let mut d = [one; N];
         let mut inv_d = [one; N];
         let mut valid = exists[0];
         for j in 0..N {
-            let diagonal = exists[j].select(a[j][j], one);
+            let diagonal = exists[j].select(diagonal[j], one);
             let mut pivot = diagonal;
             for (k, &dk) in d.iter().enumerate().take(j) {
                 pivot -= f.l[lower(j, k)] * f.l[lower(j, k)] * dk;
@@ -283,7 +289,7 @@ mod tests {
         let exists: [f32x4; N] =
             std::array::from_fn(|j| splat(if j < n { f32::from_bits(u32::MAX) } else { 0.0 }));
         let diagonal: [f32x4; N] = std::array::from_fn(|i| lanes[i][i]);
-        let (factors, candidate) = FactorLanes::factor(&lanes, &exists);
+        let (factors, candidate) = FactorLanes::factor(&lanes, &diagonal, &exists);
         let (r, lambda) = (r.map(splat), lambda.map(splat));
         let mut delta = [f32x4::ZERO; N];
         let solved = solve_lanes(&factors, &r, &lambda, &exists, candidate, &mut delta);
@@ -402,7 +408,8 @@ mod tests {
             let exists: [f32x4; N] = std::array::from_fn(|j| {
                 f32x4::new(counts.map(|n| if j < n { f32::from_bits(u32::MAX) } else { 0.0 }))
             });
-            let (factors, valid) = FactorLanes::factor(&lanes, &exists);
+            let diagonal: [f32x4; N] = std::array::from_fn(|i| lanes[i][i]);
+            let (factors, valid) = FactorLanes::factor(&lanes, &diagonal, &exists);
             let r: [f32x4; N] =
                 std::array::from_fn(|_| f32x4::new(std::array::from_fn(|_| next())));
             let mut x = r;

@@ -44,15 +44,15 @@ mod spring;
 use super::body::BodyType;
 use super::math::{Quat, Vec3};
 use super::world::{BodyHandle, World};
-pub(crate) use block::BlockScratch;
+pub(crate) use block::{BlockPlan, BlockScratch};
 use fixed::WeldState;
 pub(crate) use mobility::floored_inv_inertia;
 pub(crate) use parts::SubStep;
 use revolute::HingeState;
 pub use revolute::{Limits, Motor};
 pub(crate) use solve::{
-    begin_pass, end_pass, solve_joint, solve_joint_shared, JointConstraint, JointPass, JointRun,
-    JointScratch,
+    begin_pass, solve_island, solve_joint, solve_joint_shared, JointConstraint, JointPass,
+    JointRun, JointScratch,
 };
 use spherical::SwingState;
 pub use spring::SYMPLECTIC_SPRING_LIMIT;

@@ -11,7 +11,9 @@ use super::super::math::{Quat, Vec3};
 use super::super::solver::crew::{block_offsets, for_each_block, Shared};
 use super::super::solver::{ConstraintGraph, SolverBody, OVERFLOW};
 use super::super::world::World;
-use super::block::{self, BlockScratch, Row, Slot, MAX_BLOCK_ROWS, MAX_BLOCK_WORK};
+use super::block::{
+    self, BlockPlan, BlockScratch, Blocks, Row, Slot, MAX_BLOCK_ROWS, MAX_BLOCK_WORK,
+};
 use super::parts::{self, Anchors, JointBodies, PairBodies, SubStep};
 use super::{distance, fixed, revolute, spherical, spring};
 use super::{JointKind, JointState};
@@ -265,74 +267,63 @@ pub(crate) unsafe fn solve_joint_shared(
     solve_joint(c, &mut pair, step);
 }
 
-/// The end of a pass, after the joints' own rows: the islands' blocks.
-pub(crate) fn end_pass(
+/// The equality rows of one jointed island solved as one block (`block.rs`), for a pass
+/// other than the warm start: `joints` are the island's (positions `start..` of the joint
+/// list, whose indices the rows carry), `plan` the step's elimination orders, `scratch`
+/// the solve's buffers. It reads and writes only the island's bodies (and reads the static
+/// stand-in), so islands may be solved side by side.
+pub(crate) fn solve_island<B: JointBodies + ?Sized>(
     joints: &mut [JointConstraint],
-    blocks: &mut BlockScratch,
-    bodies: &mut [SolverBody],
-    step: &SubStep,
-    group: u32,
-) {
-    if step.pass != JointPass::WarmStart {
-        solve_blocks(joints, blocks, bodies, group, step);
-    }
-}
-
-/// The islands' equality rows of `group`, each island as one block (`block.rs`).
-fn solve_blocks(
-    joints: &mut [JointConstraint],
-    blocks: &mut BlockScratch,
-    bodies: &mut [SolverBody],
-    group: u32,
+    start: usize,
+    plan: &BlockPlan,
+    scratch: &mut BlockScratch,
+    bodies: &mut B,
     step: &SubStep,
 ) {
+    debug_assert!(step.pass != JointPass::WarmStart);
     let (mass_scale, impulse_scale) = step.scales();
-    for run in 0..blocks.runs.len() {
-        let (run_group, std::ops::Range { start, end }) = blocks.runs[run].clone();
-        if run_group == group {
-            blocks.rows.clear();
-            for (index, c) in joints.iter().enumerate().take(end).skip(start) {
-                block_rows(index as u32, c, bodies, &mut blocks.rows);
-            }
-            // A limit joins the block only where it may act this sub-step: holding an
-            // impulse, touching, or closing its gap within two sub-steps at the rate it has
-            // now. The others would only make the block larger (n³) to be left out of it.
-            blocks.accumulated.clear();
-            let mut kept = 0;
-            for i in 0..blocks.rows.len() {
-                let row = blocks.rows[i];
-                let accumulated = *joints[row.joint as usize].accumulated(row.slot);
-                let near = accumulated > 0.0
-                    || row.error <= 0.0
-                    || row.error + 2.0 * step.h * row.rate(bodies) < 0.0;
-                if !row.one_sided || near {
-                    blocks.rows[kept] = row;
-                    blocks.accumulated.push(accumulated);
-                    kept += 1;
-                }
-            }
-            blocks.rows.truncate(kept);
-            // Each joint's rows (they come joint by joint, in the island's order).
-            let mut plan = std::mem::take(&mut blocks.plan);
-            plan.ranges.clear();
-            plan.ranges.resize(end - start, (0, 0));
-            for (i, row) in blocks.rows.iter().enumerate() {
-                let range = &mut plan.ranges[row.joint as usize - start];
-                if range.0 == range.1 {
-                    *range = (i as u32, i as u32);
-                }
-                range.1 = i as u32 + 1;
-            }
-            let bias_rate = step.biased().then_some(step.soft.bias_rate);
-            let scales = (mass_scale, impulse_scale);
-            let island = plan.island(start, end);
-            block::solve_block(blocks, island, bodies, bias_rate, 1.0 / step.h, scales);
-            blocks.plan = plan;
-            for (row, &delta) in blocks.rows.iter().zip(&blocks.delta) {
-                *joints[row.joint as usize].accumulated(row.slot) += delta;
-                row.apply(bodies, delta);
-            }
+    let end = start + joints.len();
+    scratch.rows.clear();
+    for (k, c) in joints.iter().enumerate() {
+        block_rows((start + k) as u32, c, bodies, &mut scratch.rows);
+    }
+    // A limit joins the block only where it may act this sub-step: holding an impulse,
+    // touching, or closing its gap within two sub-steps at the rate it has now. The others
+    // would only make the block larger (n³) to be left out of it.
+    scratch.accumulated.clear();
+    let mut kept = 0;
+    for i in 0..scratch.rows.len() {
+        let row = scratch.rows[i];
+        let accumulated = *joints[row.joint as usize - start].accumulated(row.slot);
+        let near = accumulated > 0.0
+            || row.error <= 0.0
+            || row.error + 2.0 * step.h * row.rate(bodies) < 0.0;
+        if !row.one_sided || near {
+            scratch.rows[kept] = row;
+            scratch.accumulated.push(accumulated);
+            kept += 1;
         }
+    }
+    scratch.rows.truncate(kept);
+    // Each joint's rows (they come joint by joint, in the island's order).
+    let mut ranges = std::mem::take(&mut scratch.ranges);
+    ranges.clear();
+    ranges.resize(end - start, (0, 0));
+    for (i, row) in scratch.rows.iter().enumerate() {
+        let range = &mut ranges[row.joint as usize - start];
+        if range.0 == range.1 {
+            *range = (i as u32, i as u32);
+        }
+        range.1 = i as u32 + 1;
+    }
+    let bias_rate = step.biased().then_some(step.soft.bias_rate);
+    let scales = (mass_scale, impulse_scale);
+    let island = plan.island(start, end, &ranges);
+    block::solve_block(scratch, island, bodies, bias_rate, 1.0 / step.h, scales);
+    scratch.ranges = ranges;
+    for (row, &delta) in scratch.rows.iter().zip(&scratch.delta) {
+        *joints[row.joint as usize - start].accumulated(row.slot) += delta;
+        row.apply(bodies, delta);
     }
 }
 
@@ -343,7 +334,7 @@ fn solve_blocks(
 /// island's elimination (`block::order_island`); an island whose solve would take more
 /// than [`MAX_BLOCK_WORK`] is solved joint by joint after all. The islands left to solve
 /// as blocks are listed in `scratch.runs`.
-fn assign_blocks(list: &mut [JointConstraint], scratch: &mut BlockScratch, bodies: usize) {
+fn assign_blocks(list: &mut [JointConstraint], scratch: &mut Blocks, bodies: usize) {
     let parent = &mut scratch.parent;
     parent.clear();
     parent.extend(0..bodies as u32);
@@ -440,7 +431,12 @@ fn block_row_count(kind: &JointKind) -> u32 {
 /// Each row's Ċ = J·v and C follow the sign of the row it stands for: the point rows
 /// d = p_b − p_a, a weld's −θ (its rate ω_b − ω_a), a hinge's alignment errors (their rate
 /// (ω_b − ω_a)·r), a rod's |d| − L.
-fn block_rows(index: u32, c: &JointConstraint, bodies: &[SolverBody], rows: &mut Vec<Row>) {
+fn block_rows<B: JointBodies + ?Sized>(
+    index: u32,
+    c: &JointConstraint,
+    bodies: &B,
+    rows: &mut Vec<Row>,
+) {
     let anchors = Anchors::new(c, bodies);
     match c.kind {
         JointKind::Spherical { cone } => {
@@ -465,8 +461,8 @@ fn block_rows(index: u32, c: &JointConstraint, bodies: &[SolverBody], rows: &mut
 pub(crate) struct JointScratch {
     /// This step's joints, prepared for the solver.
     pub constraints: Vec<JointConstraint>,
-    /// Buffers of the jointed islands' direct solve.
-    pub blocks: BlockScratch,
+    /// The jointed islands solved as blocks, and their solves' buffers.
+    pub blocks: Blocks,
     /// Pairs of jointed awake dynamic bodies (solver indices and masses), for the islands.
     pub pairs: Vec<(u32, u32, f32, f32)>,
     /// Indices of `constraints` with a locked body, in list order (what `begin_pass`
@@ -685,6 +681,13 @@ impl World {
         });
         let body_count = self.scratch.solver.bodies.len();
         assign_blocks(&mut list, &mut self.scratch.joints.blocks, body_count);
+        // One set of solve buffers per worker that may solve an island (kept: they grow
+        // only when the worker count does).
+        let workers = crate::physics::threads::split_workers().max(1);
+        let solves = &mut self.scratch.joints.blocks.solves;
+        if solves.len() < workers {
+            solves.resize_with(workers, BlockScratch::default);
+        }
         let joints = &mut self.scratch.joints;
         joints.locked.clear();
         joints

@@ -107,6 +107,8 @@ pub(crate) trait Crew {
     fn lead(&self) -> bool;
     /// How many workers run the stages.
     fn workers(&self) -> usize;
+    /// This worker's index, 0 to `workers() − 1` (0: the lead).
+    fn index(&self) -> usize;
 }
 
 /// The calling thread alone: a stage is one call over all its elements.
@@ -131,6 +133,10 @@ impl Crew for Alone {
 
     fn workers(&self) -> usize {
         1
+    }
+
+    fn index(&self) -> usize {
+        0
     }
 }
 
@@ -435,6 +441,10 @@ mod team {
 
         fn workers(&self) -> usize {
             self.workers
+        }
+
+        fn index(&self) -> usize {
+            self.index
         }
     }
 }

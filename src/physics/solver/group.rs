@@ -14,7 +14,8 @@ use super::lane_velocities::Bodies;
 use super::lanes::{ColdLanes, ConstraintLanes, PassFactors};
 use super::StepContext;
 use crate::physics::joint::{
-    begin_pass, end_pass, solve_joint, solve_joint_shared, BlockScratch, JointConstraint,
+    begin_pass, solve_island, solve_joint, solve_joint_shared, BlockPlan, BlockScratch,
+    JointConstraint,
     JointPass, JointRun, SubStep,
 };
 use crate::physics::math::{Quat, Vec3};
@@ -36,10 +37,24 @@ const BLOCKS_PER_WORKER: usize = 4;
 /// several times slower under a software renderer's threads).
 const MIN_LANES_FOR_TEAM: usize = 256;
 
-/// Whether a group of `lanes` lane groups, with joints coloured for the team or not, is
-/// solved by the whole team when the step has several workers ([`run_group`]).
-pub(crate) fn solved_by_team(lanes: usize, coloured_joints: bool) -> bool {
-    lanes >= MIN_LANES_FOR_TEAM || coloured_joints
+/// Whether a group of `lanes` lane groups, with joints to share (coloured, or islands
+/// solved as blocks, [`shares_blocks`]) or not, is solved by the whole team when the step
+/// has several workers ([`run_group`]).
+pub(crate) fn solved_by_team(lanes: usize, shared_joints: bool) -> bool {
+    lanes >= MIN_LANES_FOR_TEAM || shared_joints
+}
+
+/// Fewest joints a group's islands solved as blocks need, together, for the islands of a
+/// pass to be shared by the team: a ragdoll's block (ten joints, about fifty rows) takes
+/// some microseconds a pass, so below this the lead solves them in less time than the
+/// team's stage syncs for the whole group would cost.
+const MIN_BLOCK_JOINTS_TO_SHARE: usize = 64;
+
+/// Whether a group whose jointed islands solved as blocks are `islands` (ranges of the
+/// joint list) has them solved on every worker: two islands at least, and enough joints.
+pub(crate) fn shares_blocks(islands: &[(u32, Range<usize>)]) -> bool {
+    let joints: usize = islands.iter().map(|(_, range)| range.len()).sum();
+    islands.len() >= 2 && joints >= MIN_BLOCK_JOINTS_TO_SHARE
 }
 
 /// Fewest joints per block of a joint colour on several workers (one takes about 0.1 µs).
@@ -53,8 +68,13 @@ pub(crate) struct GroupData<'a> {
     /// Per solver body: its velocity stopped being finite.
     pub faulted: Shared<bool>,
     pub joints: Shared<JointConstraint>,
-    /// One element: the joints' block scratch.
-    pub blocks: Shared<BlockScratch>,
+    /// The group's jointed islands solved as blocks (their ranges of `joints`), the
+    /// step's elimination plan, and one solve scratch per worker; with `shared_blocks`
+    /// the islands of a pass are one stage on every worker (they share no body).
+    pub block_islands: &'a [(u32, Range<usize>)],
+    pub block_plan: &'a BlockPlan,
+    pub block_solves: Shared<BlockScratch>,
+    pub shared_blocks: bool,
     /// The order the per-joint passes take the joints in (indices of `joints`), and the
     /// group's runs of it.
     pub joint_order: &'a [u32],
@@ -99,8 +119,8 @@ pub(crate) fn run_group(data: &GroupData) -> GroupTimes {
     {
         use crate::physics::threads;
         let workers = threads::split_workers();
-        let coloured_joints = data.joint_runs.iter().any(|run| run.shared);
-        if workers > 1 && solved_by_team(data.lanes.len(), coloured_joints) {
+        let shared_joints = data.shared_blocks || data.joint_runs.iter().any(|run| run.shared);
+        if workers > 1 && solved_by_team(data.lanes.len(), shared_joints) {
             let team = super::crew::Team::new(workers);
             let lead_times = std::sync::Mutex::new(GroupTimes::default());
             let shared = threads::try_team_run(workers, &|index| {
@@ -253,18 +273,29 @@ fn joints<C: Crew>(crew: &C, d: &GroupData, pass: JointPass) {
                     solve_joint(&mut joints[k as usize], bodies, &step);
                 }
             }
-            if last {
-                // SAFETY: as above.
-                end_pass(
-                    joints,
-                    unsafe { d.blocks.at_mut(0) },
-                    bodies,
-                    &step,
-                    d.group,
-                );
+            if last && !d.shared_blocks && pass != JointPass::WarmStart {
+                // SAFETY: as above (and the lead's solve scratch is its own).
+                let scratch = unsafe { d.block_solves.at_mut(0) };
+                for (_, range) in d.block_islands {
+                    let island = &mut joints[range.clone()];
+                    solve_island(island, range.start, d.block_plan, scratch, bodies, &step);
+                }
             }
         });
         if last {
+            if d.shared_blocks && pass != JointPass::WarmStart {
+                let me = crew.index();
+                crew.parallel(d.block_islands.len(), 1, &|r: Range<usize>| {
+                    // SAFETY: this worker's own solve scratch; the islands' joint ranges
+                    // are disjoint, each island in one block.
+                    let scratch = unsafe { d.block_solves.at_mut(me) };
+                    for (_, range) in &d.block_islands[r] {
+                        let island = unsafe { d.joints.slice(range.clone()) };
+                        let mut bodies = IslandBodies(d.bodies);
+                        solve_island(island, range.start, d.block_plan, scratch, &mut bodies, &step);
+                    }
+                });
+            }
             return;
         }
         let range = runs[j].range.clone();
@@ -278,6 +309,33 @@ fn joints<C: Crew>(crew: &C, d: &GroupData, pass: JointPass) {
             }
         });
         i = j + 1;
+    }
+}
+
+/// The solver bodies as one jointed island's block solve sees them on one of several
+/// workers (`joint::solve_island`).
+struct IslandBodies(Shared<SolverBody>);
+
+// SAFETY (for the accesses through these impls): the islands of a stage are the
+// components of the joint graph over every body but the static stand-in, so no two share
+// a body; an island's solve reads and writes only its own bodies and reads the stand-in,
+// which no one writes (its rows skip index 0 when applying).
+impl std::ops::Index<usize> for IslandBodies {
+    type Output = SolverBody;
+
+    #[inline]
+    fn index(&self, index: usize) -> &SolverBody {
+        // SAFETY: see above.
+        unsafe { self.0.at(index) }
+    }
+}
+
+impl std::ops::IndexMut<usize> for IslandBodies {
+    #[inline]
+    fn index_mut(&mut self, index: usize) -> &mut SolverBody {
+        debug_assert!(index != 0, "the stand-in is never written");
+        // SAFETY: see above.
+        unsafe { self.0.at_mut(index) }
     }
 }
 

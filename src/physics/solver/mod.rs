@@ -81,7 +81,7 @@ pub(crate) mod simd;
 pub(crate) use body::{clamp_length, SolverBody, SolverForces};
 pub(crate) use constraint::{invert_or_zero, ConstraintInput, ConstraintShared, PointInput};
 pub(crate) use graph_colour::{ConstraintGraph, COLOURS, OVERFLOW};
-pub(crate) use group::{run_group, GroupData};
+pub(crate) use group::{run_group, shares_blocks, GroupData};
 pub(crate) use impact::propagate_impacts;
 pub(crate) use lanes::{prepare_colours, ColdLanes, ConstraintLanes, PassFactors};
 pub(crate) use simd::LANES;

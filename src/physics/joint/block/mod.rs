@@ -37,6 +37,7 @@
 
 use super::super::math::Vec3;
 use super::super::solver::SolverBody;
+use super::parts::JointBodies;
 
 /// Most rows an island may have to be solved directly: 85 ball joints, or 36 hinges with
 /// limits. Larger islands keep the joint-by-joint solve.
@@ -154,7 +155,7 @@ pub(crate) struct Row {
 
 impl Row {
     /// Ċ for the bodies' velocities now.
-    pub fn rate(&self, bodies: &[SolverBody]) -> f32 {
+    pub fn rate<B: JointBodies + ?Sized>(&self, bodies: &B) -> f32 {
         let (a, b) = (&bodies[self.a as usize], &bodies[self.b as usize]);
         self.linear_a.dot(a.linear_velocity)
             + self.angular_a.dot(a.angular_velocity)
@@ -167,7 +168,7 @@ impl Row {
     /// what it would be had the body no locked axis (|J_lin|²·max m⁻¹ + |J_ang|²·max |I⁻¹|).
     /// Body by body: a row that a light body sees along its locks and a heavy one moves
     /// along freely is a real row, however small the heavy body's part.
-    fn along_locks_only(&self, bodies: &[SolverBody]) -> bool {
+    fn along_locks_only<B: JointBodies + ?Sized>(&self, bodies: &B) -> bool {
         let side = |index: u32, inv_mass: Vec3, linear: Vec3, angular: Vec3| {
             if index == 0 {
                 return true;
@@ -188,7 +189,12 @@ impl Row {
     /// only ([`LOCK_PROBE`], [`probe_scales`]). A locked world axis is one whose entry of
     /// the row's inverse masses, or whose diagonal entry of the body's inverse inertia, is
     /// exactly 0 (`Locks::inv_inertia` clears its row and column).
-    fn probe_entry(&self, scales: [(f32, f32); 2], other: &Row, bodies: &[SolverBody]) -> f64 {
+    fn probe_entry<B: JointBodies + ?Sized>(
+        &self,
+        scales: [(f32, f32); 2],
+        other: &Row,
+        bodies: &B,
+    ) -> f64 {
         let sides = |r: &Row| {
             [
                 (r.a, r.inv_mass_a, r.linear_a, r.angular_a),
@@ -226,7 +232,7 @@ impl Row {
     }
 
     /// Applies the impulse λ along the row: Δv = M⁻¹·Jᵀ·λ for each moving body.
-    pub fn apply(&self, bodies: &mut [SolverBody], lambda: f32) {
+    pub fn apply<B: JointBodies + ?Sized>(&self, bodies: &mut B, lambda: f32) {
         if self.a != 0 {
             let a = &mut bodies[self.a as usize];
             a.linear_velocity += self.inv_mass_a * self.linear_a * lambda;
@@ -240,7 +246,30 @@ impl Row {
     }
 }
 
-/// Buffers for the direct solve, kept from step to step.
+/// The jointed islands solved as blocks this step, found once a step (`assign_blocks`), and
+/// the buffers of their solves: one set per worker, so the islands, which share no body,
+/// are solved side by side.
+#[derive(Default)]
+pub(crate) struct Blocks {
+    /// Union–find parents and equality-row counts per solver body (`assign_blocks`).
+    pub parent: Vec<u32>,
+    pub row_count: Vec<u32>,
+    /// The jointed islands solved as blocks this step: each one's sub-step group and its
+    /// range of the joint list (`assign_blocks`), in list order (so by group).
+    pub runs: Vec<(u32, std::ops::Range<usize>)>,
+    /// Every island's elimination order ([`order_island`]), kept for the step.
+    pub plan: BlockPlan,
+    /// Work space of [`order_island`].
+    pub adjacency: Vec<bool>,
+    pub degree: Vec<u64>,
+    pub eliminated: Vec<bool>,
+    pub touching: Vec<(u32, u32)>,
+    pub weights: Vec<u32>,
+    /// One island's solve buffers per worker (index: the worker's).
+    pub solves: Vec<BlockScratch>,
+}
+
+/// Buffers for one island's direct solve, kept from step to step.
 #[derive(Default)]
 pub(crate) struct BlockScratch {
     pub rows: Vec<Row>,
@@ -277,34 +306,21 @@ pub(crate) struct BlockScratch {
     probe_scales: Vec<[(f32, f32); 2]>,
     /// Per solver body, its joint partners' largest mobility ([`probe_scales`]).
     partners: Vec<Option<(f32, f32)>>,
-    /// Union–find parents and equality-row counts per solver body (`assign_blocks`).
-    pub parent: Vec<u32>,
-    pub row_count: Vec<u32>,
-    /// The jointed islands solved as blocks this step: each one's sub-step group and its
-    /// range of the joint list (`assign_blocks`), in list order.
-    pub runs: Vec<(u32, std::ops::Range<usize>)>,
-    /// Every island's elimination order ([`order_island`]), kept for the step.
-    pub plan: BlockPlan,
-    /// Work space of [`order_island`].
-    pub adjacency: Vec<bool>,
-    pub degree: Vec<u64>,
-    pub eliminated: Vec<bool>,
-    pub touching: Vec<(u32, u32)>,
-    pub weights: Vec<u32>,
+    /// Each joint's rows in the block being solved (its place in the island → start and
+    /// end row), for [`BlockPlan::island`].
+    pub ranges: Vec<(u32, u32)>,
 }
 
 /// How the islands' rows are eliminated, for the step's sorted joint list: an island at
 /// positions `start..end` of it has its joints (as places 0.. in the island) in elimination
 /// order in `order[start..end]`, and the joints the one at `order[start + r]` is coupled
 /// to, directly or through fill, and that come after it in `later[starts[start + r] as
-/// usize..starts[start + r + 1] as usize]`. `ranges` holds each joint's rows in the block
-/// being solved (place in the island → start and end row).
+/// usize..starts[start + r + 1] as usize]`.
 #[derive(Default)]
 pub(crate) struct BlockPlan {
     pub order: Vec<u32>,
     pub starts: Vec<u32>,
     pub later: Vec<u32>,
-    pub ranges: Vec<(u32, u32)>,
 }
 
 /// One island's part of a [`BlockPlan`].
@@ -318,13 +334,18 @@ pub(crate) struct IslandPlan<'a> {
 
 impl BlockPlan {
     /// The plan of the island at positions `start..end` of the joint list, with `ranges`
-    /// filled for the rows being solved.
-    pub(crate) fn island(&self, start: usize, end: usize) -> IslandPlan<'_> {
+    /// the rows being solved of each of its joints (see [`BlockScratch::ranges`]).
+    pub(crate) fn island<'a>(
+        &'a self,
+        start: usize,
+        end: usize,
+        ranges: &'a [(u32, u32)],
+    ) -> IslandPlan<'a> {
         IslandPlan {
             order: &self.order[start..end],
             starts: &self.starts[start..=end],
             later: &self.later,
-            ranges: &self.ranges,
+            ranges,
         }
     }
 }
@@ -450,10 +471,10 @@ fn dot64(u: Vec3, v: Vec3) -> f64 {
 /// one whose impulse comes out pulling (λ + Δλ < 0) leaves the set, one left out that the
 /// others drive past its gap joins it, and the block is solved again, at most
 /// [`ACTIVE_SET_ROUNDS`] times. A limit out of the set releases what it holds (Δλ = −λ).
-pub(crate) fn solve_block(
+pub(crate) fn solve_block<B: JointBodies + ?Sized>(
     scratch: &mut BlockScratch,
     plan: IslandPlan<'_>,
-    bodies: &[SolverBody],
+    bodies: &B,
     bias_rate: Option<f32>,
     inv_h: f32,
     (mass_scale, impulse_scale): (f32, f32),
@@ -566,7 +587,7 @@ pub(crate) fn solve_block(
 /// K = J·M⁻¹·Jᵀ of `scratch.rows` into `scratch.k_full` (rows along locked directions
 /// cleared, [`ROW_MOBILITY_TOLERANCE`]): the entries of each joint's rows with its own and
 /// with those of the joints `plan` couples it to; the rest of K is zero (no shared body).
-fn assemble(scratch: &mut BlockScratch, plan: IslandPlan<'_>, bodies: &[SolverBody]) {
+fn assemble<B: JointBodies + ?Sized>(scratch: &mut BlockScratch, plan: IslandPlan<'_>, bodies: &B) {
     let n = scratch.rows.len();
     let rows = &scratch.rows;
     scratch.turns.clear();
@@ -673,14 +694,18 @@ fn mobility(body: &SolverBody, inv_mass: Vec3) -> (f32, f32) {
 /// heavy body answers and a light one sees along its locks is then measured against what
 /// the heavy body can move: probed with the light body's own mobility, a locked axis of a
 /// 3 mg body would outweigh a 0.2 kg body's whole answer and mark a real row dependent.
-/// `partners` is work space, one entry per solver body (only the island's are touched).
-fn probe_scales(
+/// `partners` is work space, one entry per solver body up to the island's largest index
+/// (only the island's are touched).
+fn probe_scales<B: JointBodies + ?Sized>(
     rows: &[Row],
-    bodies: &[SolverBody],
+    bodies: &B,
     partners: &mut Vec<Option<(f32, f32)>>,
     scales: &mut Vec<[(f32, f32); 2]>,
 ) {
-    partners.resize(bodies.len(), None);
+    let reach = rows.iter().map(|r| r.a.max(r.b) as usize + 1).max();
+    if partners.len() < reach.unwrap_or(0) {
+        partners.resize(reach.unwrap_or(0), None);
+    }
     for r in rows {
         partners[r.a as usize] = None;
         partners[r.b as usize] = None;

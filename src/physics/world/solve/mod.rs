@@ -415,6 +415,10 @@ impl World {
             ..
         } = self;
         let [biased, relax] = &mut scratch.constraints.lane_factors;
+        // The group's islands solved as blocks (the list is by group).
+        let runs = &scratch.joints.blocks.runs;
+        let islands = runs.partition_point(|r| r.0 < g as u32)..runs.partition_point(|r| r.0 <= g as u32);
+        let block_islands = &runs[islands];
         let data = solver::GroupData {
             bodies: Shared::new(&mut scratch.solver.bodies),
             forces: &scratch.solver.forces,
@@ -423,7 +427,10 @@ impl World {
             joint_runs: &scratch.joints.runs[scratch.joints.group_runs[g].clone()],
             locked_joints: &scratch.joints.locked,
             joints: Shared::new(&mut scratch.joints.constraints),
-            blocks: Shared::new(std::slice::from_mut(&mut scratch.joints.blocks)),
+            block_islands,
+            block_plan: &scratch.joints.blocks.plan,
+            block_solves: Shared::new(&mut scratch.joints.blocks.solves),
+            shared_blocks: solver::shares_blocks(block_islands),
             lanes: Shared::new(&mut scratch.constraints.lanes[group.lanes.clone()]),
             cold: Shared::new(&mut scratch.constraints.cold_lanes[group.lanes.clone()]),
             factors: [

@@ -15,8 +15,7 @@ use super::lanes::{ColdLanes, ConstraintLanes, PassFactors};
 use super::StepContext;
 use crate::physics::joint::{
     begin_pass, solve_island, solve_joint, solve_joint_shared, BlockPlan, BlockScratch,
-    JointConstraint,
-    JointPass, JointRun, SubStep,
+    JointConstraint, JointPass, JointRun, SubStep,
 };
 use crate::physics::math::{Quat, Vec3};
 use crate::physics::profile::PhaseTimer;
@@ -292,7 +291,14 @@ fn joints<C: Crew>(crew: &C, d: &GroupData, pass: JointPass) {
                     for (_, range) in &d.block_islands[r] {
                         let island = unsafe { d.joints.slice(range.clone()) };
                         let mut bodies = IslandBodies(d.bodies);
-                        solve_island(island, range.start, d.block_plan, scratch, &mut bodies, &step);
+                        solve_island(
+                            island,
+                            range.start,
+                            d.block_plan,
+                            scratch,
+                            &mut bodies,
+                            &step,
+                        );
                     }
                 });
             }

@@ -273,8 +273,8 @@ pub(crate) struct Blocks {
 #[derive(Default)]
 pub(crate) struct BlockScratch {
     pub rows: Vec<Row>,
-    /// M⁻¹·Jᵀ of each row for its two bodies: (linear a, angular a, linear b, angular b).
-    turns: Vec<[Vec3; 4]>,
+    /// Each row's J and M⁻¹·Jᵀ for its two bodies, in f64 (K's entries, [`RowSides`]).
+    sides: Vec<RowSides>,
     /// K, row-major, n × n (f64: see [`RANK_TOLERANCE`]).
     k: Vec<f64>,
     rhs: Vec<f64>,
@@ -296,6 +296,8 @@ pub(crate) struct BlockScratch {
     update: Vec<u32>,
     /// The rows in the order [`eliminate_island`] pivots them.
     pivots: Vec<u32>,
+    /// The pivot's row at the rows it updates ([`eliminate_island`]).
+    pivot_row: Vec<f64>,
     /// K with the locked axes probed ([`LOCK_PROBE`]) as assembled, and as eliminated
     /// alongside K; empty when no body of the island has a locked axis.
     probe_full: Vec<f64>,
@@ -455,7 +457,29 @@ pub(crate) fn order_island(
 
 /// u·v in f64.
 fn dot64(u: Vec3, v: Vec3) -> f64 {
-    u.x as f64 * v.x as f64 + u.y as f64 * v.y as f64 + u.z as f64 * v.z as f64
+    dot3(wide(u), wide(v))
+}
+
+/// `v` in f64 (exact).
+fn wide(v: Vec3) -> [f64; 3] {
+    [v.x as f64, v.y as f64, v.z as f64]
+}
+
+/// u·v of vectors already in f64, summed as [`dot64`] sums.
+#[inline]
+fn dot3(u: [f64; 3], v: [f64; 3]) -> f64 {
+    u[0] * v[0] + u[1] * v[1] + u[2] * v[2]
+}
+
+/// One row of the block as K's entries read it, in f64 (converted once per solve instead
+/// of once per entry): for each side (body a, then b) the body, the row's J (linear,
+/// angular) and M⁻¹·Jᵀ (the inverse mass times the linear part, the inverse inertia times
+/// the angular part, formed in f32 as the row applies them).
+#[derive(Clone, Copy, Debug)]
+struct RowSides {
+    body: [u32; 2],
+    jacobian: [[[f64; 3]; 2]; 2],
+    turn: [[[f64; 3]; 2]; 2],
 }
 
 /// Solves `scratch.rows` (filled by the caller, with their accumulated impulses in
@@ -590,36 +614,36 @@ pub(crate) fn solve_block<B: JointBodies + ?Sized>(
 fn assemble<B: JointBodies + ?Sized>(scratch: &mut BlockScratch, plan: IslandPlan<'_>, bodies: &B) {
     let n = scratch.rows.len();
     let rows = &scratch.rows;
-    scratch.turns.clear();
-    scratch.turns.extend(rows.iter().map(|r| {
+    scratch.sides.clear();
+    scratch.sides.extend(rows.iter().map(|r| {
         let ia = bodies[r.a as usize].inv_inertia;
         let ib = bodies[r.b as usize].inv_inertia;
-        [
-            r.inv_mass_a * r.linear_a,
-            ia * r.angular_a,
-            r.inv_mass_b * r.linear_b,
-            ib * r.angular_b,
-        ]
+        RowSides {
+            body: [r.a, r.b],
+            jacobian: [[r.linear_a, r.angular_a], [r.linear_b, r.angular_b]].map(|s| s.map(wide)),
+            turn: [
+                [r.inv_mass_a * r.linear_a, ia * r.angular_a],
+                [r.inv_mass_b * r.linear_b, ib * r.angular_b],
+            ]
+            .map(|s| s.map(wide)),
+        }
     }));
     // K_ij = Σ over the bodies rows i and j share of J_i·M⁻¹·J_jᵀ.
     let k = &mut scratch.k_full;
     k.clear();
     k.resize(n * n, 0.0);
+    let sides = &scratch.sides;
     let entry = |i: usize, j: usize| {
-        let (ri, (rj, tj)) = (&rows[i], (&rows[j], &scratch.turns[j]));
+        let (si, sj) = (&sides[i], &sides[j]);
         let mut kij = 0.0f64;
-        for (body, linear, angular) in [
-            (ri.a, ri.linear_a, ri.angular_a),
-            (ri.b, ri.linear_b, ri.angular_b),
-        ] {
+        for (&body, jacobian) in si.body.iter().zip(&si.jacobian) {
             if body == 0 {
                 continue;
             }
-            if body == rj.a {
-                kij += dot64(linear, tj[0]) + dot64(angular, tj[1]);
-            }
-            if body == rj.b {
-                kij += dot64(linear, tj[2]) + dot64(angular, tj[3]);
+            for (&other, turn) in sj.body.iter().zip(&sj.turn) {
+                if body == other {
+                    kij += dot3(jacobian[0], turn[0]) + dot3(jacobian[1], turn[1]);
+                }
             }
         }
         kij
@@ -758,6 +782,7 @@ fn eliminate_island(scratch: &mut BlockScratch, plan: IslandPlan<'_>, n: usize) 
         update,
         pivots,
         probe,
+        pivot_row,
         ..
     } = scratch;
     x[..n].fill(0.0);
@@ -770,17 +795,26 @@ fn eliminate_island(scratch: &mut BlockScratch, plan: IslandPlan<'_>, n: usize) 
         return;
     }
     let tolerance = RANK_TOLERANCE * largest;
-    // The rows the pivot at place t of the r-th joint's rows (in `pivots`) reaches: its
-    // joint's rows after it, then the later joints' rows.
-    let reach = |update: &mut Vec<u32>, pivots: &[u32], r: usize, t: usize| {
+    // The rows a pivot of the r-th joint reaches are its joint's rows after it (in
+    // `pivots`), then the later joints' rows, which are the same for every pivot of the
+    // joint: `update` holds room for the joint's rows, then the later joints' rows, listed
+    // once per joint; a pivot writes its joint's rows after it just before those, and its
+    // rows are the slice from there.
+    let reach = |update: &mut Vec<u32>, r: usize| {
         update.clear();
-        update.extend_from_slice(&pivots[t + 1..plan.rows(plan.order[r]).end]);
+        update.resize(plan.rows(plan.order[r]).len(), 0);
         for &other in plan.later(r) {
             update.extend(plan.rows(other).map(|i| i as u32));
         }
     };
+    let reached = |update: &mut Vec<u32>, own: &[u32], width: usize| -> usize {
+        let first = width - own.len();
+        update[first..width].copy_from_slice(own);
+        first
+    };
     for r in 0..plan.order.len() {
         let rows = plan.rows(plan.order[r]);
+        reach(update, r);
         for t in rows.clone() {
             let best = (t..rows.end)
                 .max_by(|&a, &b| {
@@ -797,21 +831,26 @@ fn eliminate_island(scratch: &mut BlockScratch, plan: IslandPlan<'_>, n: usize) 
                 skipped[p] = true;
                 continue;
             }
-            reach(update, pivots, r, t);
+            let first = reached(update, &pivots[t + 1..rows.end], rows.len());
+            let update = &update[first..];
             for (matrix, solve_rhs) in [(&mut *k, true), (&mut *probe, false)] {
                 if !solve_rhs && !probed {
                     continue;
                 }
                 let pivot = matrix[p * n + p];
-                for &i in update.iter() {
+                // Row p's entries the updates read (the same in each: p is not among
+                // them), gathered once.
+                pivot_row.clear();
+                pivot_row.extend(update.iter().map(|&j| matrix[p * n + j as usize]));
+                for &i in update {
                     let i = i as usize;
                     let f = matrix[i * n + p] / pivot;
                     if f == 0.0 {
                         continue;
                     }
-                    for &j in update.iter() {
-                        let j = j as usize;
-                        matrix[i * n + j] -= f * matrix[p * n + j];
+                    let row = &mut matrix[i * n..(i + 1) * n];
+                    for (&j, &kpj) in update.iter().zip(pivot_row.iter()) {
+                        row[j as usize] -= f * kpj;
                     }
                     if solve_rhs {
                         rhs[i] -= f * rhs[p];
@@ -821,13 +860,15 @@ fn eliminate_island(scratch: &mut BlockScratch, plan: IslandPlan<'_>, n: usize) 
         }
     }
     for r in (0..plan.order.len()).rev() {
-        for t in plan.rows(plan.order[r]).rev() {
+        let rows = plan.rows(plan.order[r]);
+        reach(update, r);
+        for t in rows.clone().rev() {
             let p = pivots[t] as usize;
             if skipped[p] {
                 continue;
             }
-            reach(update, pivots, r, t);
-            let later: f64 = update
+            let first = reached(update, &pivots[t + 1..rows.end], rows.len());
+            let later: f64 = update[first..]
                 .iter()
                 .map(|&j| k[p * n + j as usize] * x[j as usize])
                 .sum();

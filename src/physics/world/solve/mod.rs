@@ -417,7 +417,8 @@ impl World {
         let [biased, relax] = &mut scratch.constraints.lane_factors;
         // The group's islands solved as blocks (the list is by group).
         let runs = &scratch.joints.blocks.runs;
-        let islands = runs.partition_point(|r| r.0 < g as u32)..runs.partition_point(|r| r.0 <= g as u32);
+        let islands =
+            runs.partition_point(|r| r.0 < g as u32)..runs.partition_point(|r| r.0 <= g as u32);
         let block_islands = &runs[islands];
         let data = solver::GroupData {
             bodies: Shared::new(&mut scratch.solver.bodies),

@@ -53,7 +53,13 @@ fn thread_scaling(csv: Option<&std::path::Path>) {
         .collect();
     counts.push(hardware);
     let mut rows = String::new();
-    for name in ["large_pyramid", "many_pyramids", "pile4000", "joint_grid"] {
+    for name in [
+        "large_pyramid",
+        "many_pyramids",
+        "pile4000",
+        "joint_grid",
+        "ragdolls",
+    ] {
         let mut one = None;
         for &workers in &counts {
             let Some(mut scene) = load(&format!("bench/{name}")) else {

@@ -12,6 +12,7 @@ fn prefix(g: &Generator) -> &'static str {
         Generator::Pyramid { .. } => "pyramid",
         Generator::Grid { .. } => "grid",
         Generator::JointGrid { .. } => "joint_grid",
+        Generator::Ragdolls { .. } => "ragdoll",
         Generator::Dominoes { .. } => "dominoes",
     }
 }
@@ -30,6 +31,10 @@ fn count(g: &Generator) -> u64 {
         Generator::JointGrid { columns, rows, .. } => {
             (*columns as u64).saturating_mul(*rows as u64)
         }
+        Generator::Ragdolls { counts, .. } => (counts.0 as u64)
+            .saturating_mul(counts.1 as u64)
+            .saturating_mul(counts.2 as u64)
+            .saturating_mul(RAGDOLL_PARTS.len() as u64),
     }
 }
 
@@ -280,6 +285,63 @@ fn expand_one(
                 }
             }
         }
+        Generator::Ragdolls {
+            counts,
+            spacing,
+            origin,
+            material,
+            color,
+        } => {
+            let (sx, sy, sz) = *spacing;
+            for (field, value, fits) in [
+                ("spacing.x", sx, counts.0 <= 1 || sx >= RAGDOLL_ACROSS),
+                ("spacing.y", sy, counts.1 <= 1 || sy >= RAGDOLL_HEIGHT),
+                ("spacing.z", sz, counts.2 <= 1 || sz >= RAGDOLL_ACROSS),
+            ] {
+                crate::scene::build::finite(field, value)?;
+                if !fits {
+                    let least = if field == "spacing.y" {
+                        RAGDOLL_HEIGHT
+                    } else {
+                        RAGDOLL_ACROSS
+                    };
+                    return Err(format!(
+                        "{field} is {value} m but neighbouring ragdolls need {least} m: they would overlap"
+                    ));
+                }
+            }
+            let mut index = 0;
+            for iy in 0..counts.1 {
+                for iz in 0..counts.2 {
+                    for ix in 0..counts.0 {
+                        let feet = (
+                            origin.0 + ix as f32 * sx,
+                            origin.1 + iy as f32 * sy,
+                            origin.2 + iz as f32 * sz,
+                        );
+                        let turned = (ix + iy + iz) % 2 == 1;
+                        let first = index;
+                        for part in &RAGDOLL_PARTS {
+                            push(ragdoll_part(
+                                format!("{base}[{index}]"),
+                                part,
+                                feet,
+                                turned,
+                                material,
+                                *color,
+                            ));
+                            index += 1;
+                        }
+                        let name = |part: usize| format!("{base}[{}]", first + part);
+                        joints.extend(
+                            RAGDOLL_JOINTS
+                                .iter()
+                                .map(|joint| ragdoll_joint(joint, &name, feet, turned)),
+                        );
+                    }
+                }
+            }
+        }
         Generator::Dominoes {
             count,
             half_extents,
@@ -332,6 +394,244 @@ fn expand_one(
         }
     }
     Ok(())
+}
+
+/// One body of a ragdoll, standing: its centre relative to the middle of the feet (m), its
+/// shape, its display colour, and whether it lies along x (the arms: a capsule turned a
+/// quarter turn about z).
+struct RagdollPart {
+    center: (f32, f32, f32),
+    shape: ShapeDesc,
+    color: Color,
+    along_x: bool,
+}
+
+/// The clothes' and the skin's colours.
+const LEGS: Color = (0.25, 0.3, 0.45);
+const SHIRT: Color = (0.3, 0.5, 0.8);
+const SKIN: Color = (0.85, 0.68, 0.55);
+
+const fn capsule(half_height: f32, radius: f32) -> ShapeDesc {
+    ShapeDesc::Capsule {
+        half_height,
+        radius,
+    }
+}
+
+/// The parts, as `scenes/ragdoll.ron` builds them (its pelvis 1 m above the feet): pelvis,
+/// torso, head, then thigh, shin, upper arm and forearm on the left (−x) and on the right.
+const RAGDOLL_PARTS: [RagdollPart; 11] = [
+    RagdollPart {
+        center: (0.0, 1.0, 0.0),
+        shape: ShapeDesc::Cuboid {
+            half_extents: (0.16, 0.09, 0.1),
+        },
+        color: LEGS,
+        along_x: false,
+    },
+    RagdollPart {
+        center: (0.0, 1.39, 0.0),
+        shape: capsule(0.14, 0.16),
+        color: SHIRT,
+        along_x: false,
+    },
+    RagdollPart {
+        center: (0.0, 1.83, 0.0),
+        shape: ShapeDesc::Sphere { radius: 0.11 },
+        color: SKIN,
+        along_x: false,
+    },
+    RagdollPart {
+        center: (-0.1, 0.685, 0.0),
+        shape: capsule(0.16, 0.075),
+        color: LEGS,
+        along_x: false,
+    },
+    RagdollPart {
+        center: (-0.1, 0.22, 0.0),
+        shape: capsule(0.16, 0.06),
+        color: LEGS,
+        along_x: false,
+    },
+    RagdollPart {
+        center: (-0.38, 1.59, 0.0),
+        shape: capsule(0.11, 0.055),
+        color: SHIRT,
+        along_x: true,
+    },
+    RagdollPart {
+        center: (-0.7, 1.59, 0.0),
+        shape: capsule(0.1, 0.05),
+        color: SKIN,
+        along_x: true,
+    },
+    RagdollPart {
+        center: (0.1, 0.685, 0.0),
+        shape: capsule(0.16, 0.075),
+        color: LEGS,
+        along_x: false,
+    },
+    RagdollPart {
+        center: (0.1, 0.22, 0.0),
+        shape: capsule(0.16, 0.06),
+        color: LEGS,
+        along_x: false,
+    },
+    RagdollPart {
+        center: (0.38, 1.59, 0.0),
+        shape: capsule(0.11, 0.055),
+        color: SHIRT,
+        along_x: true,
+    },
+    RagdollPart {
+        center: (0.7, 1.59, 0.0),
+        shape: capsule(0.1, 0.05),
+        color: SKIN,
+        along_x: true,
+    },
+];
+
+/// How far apart two neighbouring ragdolls must stand, m: across, one's arms (0.85 m from
+/// its middle) and the other's torso, turned (0.16 m); up, the feet to the top of the head.
+const RAGDOLL_ACROSS: f32 = 1.01;
+const RAGDOLL_HEIGHT: f32 = 1.94;
+
+/// One joint of a ragdoll: parts `a` and `b` (indices of [`RAGDOLL_PARTS`]), the anchor
+/// relative to the middle of the feet (m), and the kind: a ball joint's cone (degrees), or
+/// a hinge's axis and limits (degrees).
+struct RagdollJoint {
+    a: usize,
+    b: usize,
+    anchor: (f32, f32, f32),
+    kind: RagdollJointKind,
+}
+
+enum RagdollJointKind {
+    Ball {
+        cone: f32,
+    },
+    Hinge {
+        axis: (f32, f32, f32),
+        limits: (f32, f32),
+    },
+}
+
+const fn ball(a: usize, b: usize, anchor: (f32, f32, f32), cone: f32) -> RagdollJoint {
+    RagdollJoint {
+        a,
+        b,
+        anchor,
+        kind: RagdollJointKind::Ball { cone },
+    }
+}
+
+const fn hinge(
+    a: usize,
+    b: usize,
+    anchor: (f32, f32, f32),
+    axis: (f32, f32, f32),
+    limits: (f32, f32),
+) -> RagdollJoint {
+    RagdollJoint {
+        a,
+        b,
+        anchor,
+        kind: RagdollJointKind::Hinge { axis, limits },
+    }
+}
+
+/// The joints, as `scenes/ragdoll.ron` joins its parts: the waist, neck, hips and
+/// shoulders, knees and elbows (a hinge's limits about its axis, from where it starts).
+const RAGDOLL_JOINTS: [RagdollJoint; 10] = [
+    hinge(1, 0, (0.0, 1.09, 0.0), (1.0, 0.0, 0.0), (-25.0, 60.0)),
+    ball(2, 1, (0.0, 1.72, 0.0), 40.0),
+    ball(3, 0, (-0.1, 0.92, 0.0), 75.0),
+    hinge(4, 3, (-0.1, 0.445, 0.0), (1.0, 0.0, 0.0), (0.0, 140.0)),
+    ball(5, 1, (-0.215, 1.59, 0.0), 95.0),
+    hinge(6, 5, (-0.55, 1.59, 0.0), (0.0, 1.0, 0.0), (0.0, 140.0)),
+    ball(7, 0, (0.1, 0.92, 0.0), 75.0),
+    hinge(8, 7, (0.1, 0.445, 0.0), (1.0, 0.0, 0.0), (0.0, 140.0)),
+    ball(9, 1, (0.215, 1.59, 0.0), 95.0),
+    hinge(10, 9, (0.55, 1.59, 0.0), (0.0, 1.0, 0.0), (-140.0, 0.0)),
+];
+
+/// `v` turned a quarter turn about +y when `turned` (x → −z, z → x).
+fn quarter_turn(v: (f32, f32, f32), turned: bool) -> (f32, f32, f32) {
+    if turned {
+        (v.2, v.1, -v.0)
+    } else {
+        v
+    }
+}
+
+/// `offset` from the middle of the feet at `feet`, turned with the ragdoll.
+fn placed(feet: V3, offset: (f32, f32, f32), turned: bool) -> V3 {
+    let (x, y, z) = quarter_turn(offset, turned);
+    (feet.0 + x, feet.1 + y, feet.2 + z)
+}
+
+/// A ragdoll's body for `part`, standing at `feet`.
+fn ragdoll_part(
+    name: String,
+    part: &RagdollPart,
+    feet: V3,
+    turned: bool,
+    material: &Option<String>,
+    color: Option<Color>,
+) -> BodyDesc {
+    let mut body = one_body(
+        name,
+        part.shape.clone(),
+        placed(feet, part.center, turned),
+        material,
+        Some(color.unwrap_or(part.color)),
+    );
+    if material.is_none() {
+        body.colliders[0].density = Some(1000.0);
+    }
+    let yaw = if turned { 90.0 } else { 0.0 };
+    let roll = if part.along_x { 90.0 } else { 0.0 };
+    // About x, then y, then z (intrinsic): the yaw of the whole ragdoll, then the arm's
+    // quarter turn about its own z.
+    body.rotation = Rotation::Euler(0.0, yaw, roll);
+    body
+}
+
+/// A ragdoll's `joint` between the bodies `name(part)`, for the ragdoll standing at `feet`.
+fn ragdoll_joint(
+    joint: &RagdollJoint,
+    name: &dyn Fn(usize) -> String,
+    feet: V3,
+    turned: bool,
+) -> JointDesc {
+    let (a, b, anchor) = (
+        name(joint.a),
+        Some(name(joint.b)),
+        placed(feet, joint.anchor, turned),
+    );
+    match joint.kind {
+        RagdollJointKind::Ball { cone } => JointDesc::Spherical {
+            a,
+            b,
+            anchor,
+            cone: Some(cone),
+            cone_axis: None,
+            break_force: None,
+            collide: false,
+            frames: None,
+        },
+        RagdollJointKind::Hinge { axis, limits } => JointDesc::Revolute {
+            a,
+            b,
+            anchor,
+            axis: quarter_turn(axis, turned),
+            limits: Some(limits),
+            motor: None,
+            break_force: None,
+            collide: false,
+            frames: None,
+        },
+    }
 }
 
 /// SplitMix64 (Steele, Lea and Flood, 2014): a tiny generator whose output is fixed by the

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use impulse::physics::{CollisionFilter, Shape};
+use impulse::physics::{CollisionFilter, Shape, Vec3};
 use impulse::scene::{self, save};
 
 fn scene_files() -> Vec<std::path::PathBuf> {
@@ -721,4 +721,78 @@ fn a_huge_quaternion_is_the_rotation_it_means() {
         "{}",
         body.position()
     );
+}
+
+/// The `Ragdolls` generator builds the shipped ragdoll (`scenes/ragdoll.ron`'s first one,
+/// upright in T-pose) once per grid place: the same parts at the same places relative to the
+/// pelvis, the same masses and ten joints each; every other ragdoll is turned a quarter turn
+/// about y, its arms along z; spacing closer than the ragdolls' width is refused.
+#[test]
+fn ragdolls_are_the_shipped_ragdoll_on_a_grid() {
+    let shipped =
+        scene::load_file(&Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/ragdoll.ron"))
+            .unwrap();
+    let part = |s: &scene::Scene, name: &str| {
+        let (h, _) = s.meta.iter().find(|(_, m)| m.name == name).unwrap();
+        let b = s.world.body(*h).unwrap();
+        (b.position(), b.mass())
+    };
+    let parts = [
+        "pelvis",
+        "torso",
+        "head",
+        "thigh left",
+        "shin left",
+        "upper arm left",
+        "forearm left",
+        "thigh right",
+        "shin right",
+        "upper arm right",
+        "forearm right",
+    ];
+    let s = scene::load_str(
+        "Scene(generators: [Ragdolls(counts: (2, 1, 1), spacing: (2.0, 2.2, 2.0), origin: (1.0, 0.0, 0.0))])",
+        "ragdolls.ron",
+    )
+    .unwrap();
+    assert_eq!(s.world.body_count(), 22);
+    assert_eq!(s.world.joints().count(), 20);
+    let (pelvis, _) = part(&shipped, "A pelvis");
+    let (first, _) = part(&s, "ragdoll[0]");
+    // The feet of the first ragdoll are at the origin, its pelvis 1 m above them.
+    assert!(
+        (first - Vec3::new(1.0, 1.0, 0.0)).length() < 1e-6,
+        "{first}"
+    );
+    for (k, name) in parts.iter().enumerate() {
+        let (at, mass) = part(&shipped, &format!("A {name}"));
+        let (made, made_mass) = part(&s, &format!("ragdoll[{k}]"));
+        assert!(
+            ((made - first) - (at - pelvis)).length() < 1e-5,
+            "{name}: {} against {}",
+            made - first,
+            at - pelvis
+        );
+        assert!(
+            (made_mass - mass).abs() <= 1e-6 * mass,
+            "{name}: {made_mass} kg against {mass} kg"
+        );
+        // The second ragdoll, 2 m along x, is turned a quarter turn about +y: (x, z) → (z, −x).
+        let (turned, _) = part(&s, &format!("ragdoll[{}]", 11 + k));
+        let offset = at - pelvis;
+        let expected = Vec3::new(offset.z, offset.y, -offset.x);
+        assert!(
+            ((turned - first - Vec3::new(2.0, 0.0, 0.0)) - expected).length() < 1e-5,
+            "{name} turned: {}",
+            turned - first
+        );
+    }
+    let Err(error) = scene::load_str(
+        "Scene(generators: [Ragdolls(counts: (2, 1, 1), spacing: (0.9, 2.2, 2.0))])",
+        "close.ron",
+    ) else {
+        panic!("ragdolls 0.9 m apart loaded");
+    };
+    let error = error.to_string();
+    assert!(error.contains("spacing.x"), "{error}");
 }

@@ -310,3 +310,17 @@ fn two_worlds_stepping_at_once_share_the_team() {
     });
     assert_eq!(hashes, vec![alone, alone]);
 }
+
+/// Twelve ragdolls dropped onto each other in two layers: twelve jointed islands whose rows
+/// are solved as blocks, shared by the team (more than 64 joints, `group::shares_blocks`),
+/// with contacts between them.
+#[test]
+fn ragdolls_step_the_same_at_any_worker_count() {
+    let make = || {
+        let text = "Scene(settings: (sleeping: false), bodies: [(kind: Static, \
+                    colliders: [(shape: Plane(normal: (0.0, 1.0, 0.0)))])], \
+                    generators: [Ragdolls(counts: (3, 2, 2), spacing: (1.2, 2.1, 1.2))])";
+        scene::load_str(text, "ragdolls.ron").unwrap().world
+    };
+    same_at_any_worker_count("ragdolls", 90, make);
+}

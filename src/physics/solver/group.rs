@@ -285,10 +285,12 @@ fn joints<C: Crew>(crew: &C, d: &GroupData, pass: JointPass) {
             if d.shared_blocks && pass != JointPass::WarmStart {
                 let me = crew.index();
                 crew.parallel(d.block_islands.len(), 1, &|r: Range<usize>| {
-                    // SAFETY: this worker's own solve scratch; the islands' joint ranges
-                    // are disjoint, each island in one block.
+                    // SAFETY: the scratch of this worker (`me` is the index of the worker
+                    // that made this closure and runs its blocks), used by no other.
                     let scratch = unsafe { d.block_solves.at_mut(me) };
                     for (_, range) in &d.block_islands[r] {
+                        // SAFETY: the islands' ranges of the joint list are disjoint, and
+                        // each island is in one block of this stage.
                         let island = unsafe { d.joints.slice(range.clone()) };
                         let mut bodies = IslandBodies(d.bodies);
                         solve_island(

@@ -546,6 +546,27 @@ pub enum Generator {
         #[serde(default)]
         color: Option<Color>,
     },
+    /// A 3D grid of ragdolls standing in T-pose, `spacing` apart (centre to centre), every
+    /// other one turned a quarter turn about y so that layers dropped on each other
+    /// tangle: the shipped ragdoll's eleven bodies (a box pelvis, capsule limbs and torso,
+    /// a ball head, 1000 kg/m³) on ball joints with cones at the neck, shoulders and hips
+    /// and limited hinges at the waist, knees and elbows.
+    Ragdolls {
+        /// Ragdolls along x, y, z.
+        counts: (u32, u32, u32),
+        /// Centre-to-centre distance along x, y, z, m.
+        #[serde(default = "ragdoll_spacing")]
+        spacing: V3,
+        /// Where the first ragdoll stands: the middle of its feet, m.
+        #[serde(default)]
+        origin: V3,
+        /// Named material (default: the default material at a density of 1000 kg/m³).
+        #[serde(default)]
+        material: Option<String>,
+        /// Display colour of every part (default: clothes and skin).
+        #[serde(default)]
+        color: Option<Color>,
+    },
     /// Standing dominoes along +x, or along an arc when `arc_deg` is not 0.
     Dominoes {
         /// Number of dominoes.
@@ -596,6 +617,9 @@ fn domino() -> V3 {
 }
 fn domino_spacing() -> f32 {
     0.5
+}
+fn ragdoll_spacing() -> V3 {
+    (2.0, 2.2, 2.0)
 }
 fn is_zero(v: &f32) -> bool {
     *v == 0.0 && v.is_sign_positive()

@@ -130,12 +130,11 @@ fn island_elimination_matches_the_dense_one() {
             &mut degree,
             &mut eliminated,
         );
-        plan.ranges = ranges;
         scratch.k = k.clone();
         scratch.rhs = rhs.clone();
         scratch.x = vec![0.0; n];
         scratch.skipped = vec![false; n];
-        eliminate_island(&mut scratch, plan.island(0, joints.len()), n);
+        eliminate_island(&mut scratch, plan.island(0, joints.len(), &ranges), n);
         let want = solve(k.clone(), rhs.clone());
         let scale = want.iter().fold(1.0f64, |m, x| m.max(x.abs()));
         for (i, (x, w)) in scratch.x.iter().zip(&want).enumerate() {
@@ -191,7 +190,7 @@ fn a_rank_one_joint_answers_the_row_that_moves() {
             &mut degree,
             &mut eliminated,
         );
-        plan.ranges = vec![(0, 2)];
+        let ranges = vec![(0, 2)];
         // The probe: mobility LOCK_PROBE·w along the locked axis, which row 0 reaches.
         let mut probe = k.clone();
         probe[a * 2 + a] += LOCK_PROBE * w * (1.0 + BLOCK_REGULARIZATION);
@@ -200,7 +199,7 @@ fn a_rank_one_joint_answers_the_row_that_moves() {
         scratch.rhs = rhs.to_vec();
         scratch.x = vec![0.0; 2];
         scratch.skipped = vec![false; 2];
-        eliminate_island(&mut scratch, plan.island(0, 1), 2);
+        eliminate_island(&mut scratch, plan.island(0, 1, &ranges), 2);
         let motion = w * (coefficient[0] * scratch.x[0] + coefficient[1] * scratch.x[1]);
         assert!(
             (motion - e1).abs() <= e0,

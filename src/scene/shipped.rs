@@ -44,6 +44,7 @@ pub const SHIPPED: &[(&str, &str)] = &[
     shipped!("scenes/bench/pile4000_sleep.ron"),
     shipped!("scenes/bench/pyramid20.ron"),
     shipped!("scenes/bench/pyramid40.ron"),
+    shipped!("scenes/bench/ragdolls.ron"),
     shipped!("scenes/bench/spheres1000.ron"),
 ];
 

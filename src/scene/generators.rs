@@ -418,77 +418,47 @@ const fn capsule(half_height: f32, radius: f32) -> ShapeDesc {
     }
 }
 
+/// A [`RagdollPart`] (a const constructor, so the table reads one part a line).
+const fn part(
+    center: (f32, f32, f32),
+    shape: ShapeDesc,
+    color: Color,
+    along_x: bool,
+) -> RagdollPart {
+    RagdollPart {
+        center,
+        shape,
+        color,
+        along_x,
+    }
+}
+
 /// The parts, as `scenes/ragdoll.ron` builds them (its pelvis 1 m above the feet): pelvis,
 /// torso, head, then thigh, shin, upper arm and forearm on the left (−x) and on the right.
 const RAGDOLL_PARTS: [RagdollPart; 11] = [
-    RagdollPart {
-        center: (0.0, 1.0, 0.0),
-        shape: ShapeDesc::Cuboid {
+    part(
+        (0.0, 1.0, 0.0),
+        ShapeDesc::Cuboid {
             half_extents: (0.16, 0.09, 0.1),
         },
-        color: LEGS,
-        along_x: false,
-    },
-    RagdollPart {
-        center: (0.0, 1.39, 0.0),
-        shape: capsule(0.14, 0.16),
-        color: SHIRT,
-        along_x: false,
-    },
-    RagdollPart {
-        center: (0.0, 1.83, 0.0),
-        shape: ShapeDesc::Sphere { radius: 0.11 },
-        color: SKIN,
-        along_x: false,
-    },
-    RagdollPart {
-        center: (-0.1, 0.685, 0.0),
-        shape: capsule(0.16, 0.075),
-        color: LEGS,
-        along_x: false,
-    },
-    RagdollPart {
-        center: (-0.1, 0.22, 0.0),
-        shape: capsule(0.16, 0.06),
-        color: LEGS,
-        along_x: false,
-    },
-    RagdollPart {
-        center: (-0.38, 1.59, 0.0),
-        shape: capsule(0.11, 0.055),
-        color: SHIRT,
-        along_x: true,
-    },
-    RagdollPart {
-        center: (-0.7, 1.59, 0.0),
-        shape: capsule(0.1, 0.05),
-        color: SKIN,
-        along_x: true,
-    },
-    RagdollPart {
-        center: (0.1, 0.685, 0.0),
-        shape: capsule(0.16, 0.075),
-        color: LEGS,
-        along_x: false,
-    },
-    RagdollPart {
-        center: (0.1, 0.22, 0.0),
-        shape: capsule(0.16, 0.06),
-        color: LEGS,
-        along_x: false,
-    },
-    RagdollPart {
-        center: (0.38, 1.59, 0.0),
-        shape: capsule(0.11, 0.055),
-        color: SHIRT,
-        along_x: true,
-    },
-    RagdollPart {
-        center: (0.7, 1.59, 0.0),
-        shape: capsule(0.1, 0.05),
-        color: SKIN,
-        along_x: true,
-    },
+        LEGS,
+        false,
+    ),
+    part((0.0, 1.39, 0.0), capsule(0.14, 0.16), SHIRT, false),
+    part(
+        (0.0, 1.83, 0.0),
+        ShapeDesc::Sphere { radius: 0.11 },
+        SKIN,
+        false,
+    ),
+    part((-0.1, 0.685, 0.0), capsule(0.16, 0.075), LEGS, false),
+    part((-0.1, 0.22, 0.0), capsule(0.16, 0.06), LEGS, false),
+    part((-0.38, 1.59, 0.0), capsule(0.11, 0.055), SHIRT, true),
+    part((-0.7, 1.59, 0.0), capsule(0.1, 0.05), SKIN, true),
+    part((0.1, 0.685, 0.0), capsule(0.16, 0.075), LEGS, false),
+    part((0.1, 0.22, 0.0), capsule(0.16, 0.06), LEGS, false),
+    part((0.38, 1.59, 0.0), capsule(0.11, 0.055), SHIRT, true),
+    part((0.7, 1.59, 0.0), capsule(0.1, 0.05), SKIN, true),
 ];
 
 /// How far apart two neighbouring ragdolls must stand, m: across, one's arms (0.85 m from

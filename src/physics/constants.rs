@@ -46,7 +46,7 @@ pub const CONTACT_MATCH_DISTANCE: f32 = 4.0 * LINEAR_SLOP;
 
 /// How far, as a fraction of the smaller shape's feature size, a contact point may drift from
 /// the lever arms it was anchored with before the solver takes fresh ones, unitless (see
-/// `world/solve.rs`). A quarter keeps a unit cube's arms through about 10° of turning. Tall
+/// `world/solve/mod.rs`). A quarter keeps a unit cube's arms through about 10° of turning. Tall
 /// columns of offset cubes need that much: with a cap of 2 cm (4 × linear slop, about 2° on
 /// a unit cube) each re-anchoring feeds a column's lean back into its supports, and
 /// 16-cube columns topple (docs/design/solver.md, "Lever arms are anchored").

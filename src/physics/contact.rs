@@ -55,7 +55,7 @@ pub struct ContactPoint {
     /// Largest normal impulse applied in one iteration of the last step (did it push?).
     pub max_normal_impulse: f32,
     /// Lever arm from body A's centre of mass to where the solver applies this point's
-    /// impulses, world axes, kept while the point stays within reach (see `world/solve.rs`).
+    /// impulses, world axes, kept while the point stays within reach (see `world/solve/mod.rs`).
     pub(crate) arm_a: Vec3,
     /// The same from body B's centre of mass.
     pub(crate) arm_b: Vec3,

@@ -160,7 +160,7 @@ pub(super) fn gather_velocities(bodies: [&SolverBody; LANES]) -> (Vec3x4, Vec3x4
 /// kinematic bodies the dynamic body's own arm is used as it is (s = 0).
 ///
 /// The shift is at most a quarter of the smaller collider's size (half its bounding box's
-/// diagonal, `world/solve.rs`). The normal block's K is formed once per step from the
+/// diagonal, `world/solve/constraints.rs`). The normal block's K is formed once per step from the
 /// unshifted arms, and a body small against its speed (a 5 mm box passing a hull at 2 m/s
 /// moves its own size in a sixtieth of a second) would otherwise be pushed through arms
 /// several times longer, with several times the K its impulses were sized for, so each

@@ -47,7 +47,7 @@
 //!   velocity rocks a light body under a heavy one.
 //! - **Friction acts on the whole manifold** ([`friction`]): two tangent rows at its centre
 //!   solved together and a twist about the normal, bounded by μ·Σλ_n and μ·Σλ_i·d_i.
-//! - **Lever arms are anchored** (`world/solve.rs`): a point keeps the arms it was first
+//! - **Lever arms are anchored** (`world/solve/mod.rs`): a point keeps the arms it was first
 //!   solved with while it stays within a reach of a quarter of the feature size; re-derived
 //!   arms make tall stacks buckle below ~30 Hz contacts.
 //! - **Mass ratios get finer sub-steps** ([`substeps_for_mass_ratio`]): islands whose bodies

@@ -2,10 +2,10 @@
 //!
 //! One home per phase: the step's table of contents in `step.rs`; creation, removal,
 //! getters and setters in `bodies.rs`; contact bookkeeping and the narrow phase in
-//! `contacts.rs`; the solve (solver bodies, constraints, sub-step groups, finalising) in
-//! `solve.rs`; islands and sleeping in `../island.rs`; continuous collision in
-//! `../continuous.rs`; queries in `../query.rs`. This file holds the world, its settings and
-//! its events.
+//! `contacts.rs`; the solve in `solve/` (sub-step groups in `mod.rs`, the solver's bodies
+//! and their finalising in `bodies.rs`, the constraints in `constraints.rs`); islands and
+//! sleeping in `../island.rs`; continuous collision in `../continuous.rs`; queries in
+//! `../query.rs`. This file holds the world, its settings and its events.
 
 pub(crate) mod bodies;
 pub(crate) mod contacts;
@@ -324,11 +324,11 @@ impl ContactEvents {
 pub(crate) struct StepScratch {
     /// Broad-phase pairs and the narrow phase's results (`contacts.rs`).
     pub contacts: contacts::ContactScratch,
-    /// The solver's bodies and their indexing (`solve.rs`).
+    /// The solver's bodies and their indexing (`solve/`).
     pub solver: solve::SolverScratch,
     /// Islands, sub-step groups and sleep (`../island.rs`).
     pub islands: super::island::IslandScratch,
-    /// The touching contacts as constraints, coloured and packed into lanes (`solve.rs`).
+    /// The touching contacts as constraints, coloured and packed into lanes (`solve/constraints.rs`).
     pub constraints: solve::ConstraintScratch,
     /// The joints' constraints and their direct solve (`../joint/solve.rs`).
     pub joints: super::joint::JointScratch,

@@ -13,7 +13,7 @@ impl World {
     /// 3. solve: islands of touching and jointed bodies (`island.rs`) sorted into sub-step
     ///    groups, touching contacts gathered and coloured, then sub-stepped soft contacts
     ///    and joints with integration inside, group by group (see `solver/mod.rs` and
-    ///    `world/solve.rs`);
+    ///    `world/solve/`);
     /// 4. finalize: bodies written back, colliders and proxies moved;
     /// 5. continuous: each fast body with `ccd` is swept over its motion in the step and put
     ///    back at its first time of impact (see `continuous.rs`);

@@ -1,6 +1,6 @@
 //! The solve phase: sub-steps for a jointed mass ratio, and the height keys bodies are ordered by.
 
-use super::{group_by_island, height_key, sort_by_height};
+use super::constraints::{group_by_island, height_key, sort_by_height};
 use crate::physics::solver::substeps_for_mass_ratio;
 use crate::physics::{
     BodyDef, BodyHandle, ColliderDef, JointDef, Shape, Vec3, World, WorldSettings,

@@ -1,0 +1,298 @@
+//! Phases 3 and 4's bodies: the awake bodies gathered into the solver's arrays (the layout
+//! in `mod.rs`), and after the sub-steps written back with their colliders, proxies and
+//! sleep timers.
+
+use std::ops::Range;
+
+use crate::physics::body::{BodyType, NULL};
+use crate::physics::broad_phase::{fatten_aabb, needs_reinsert};
+use crate::physics::island::{flatten_roots, sleep_timer};
+use crate::physics::math::{Isometry, Quat, Vec3};
+use crate::physics::solver::crew::{for_each_block, Shared};
+use crate::physics::solver::{self, SolverBody, SolverForces};
+use crate::physics::world::World;
+
+/// Solver bodies per block when they are filled on several workers.
+const FILL_BLOCK: usize = 256;
+
+impl World {
+    /// Fills the solver body array (layout in the module notes), builds the islands of the
+    /// awake dynamic bodies and splits them into sub-step groups.
+    pub(super) fn gather_solver_bodies(&mut self) {
+        // 1. Provisional indices: kinematic bodies first, then dynamic ones in slot order.
+        //    A body whose inputs are not finite (forces summed past f32's range) is frozen
+        //    first, before it can touch anything.
+        let mut kinematic = 0u32;
+        let mut dynamic = 0u32;
+        let gravity = self.settings.gravity;
+        for (handle, body) in self.bodies.iter_mut() {
+            if !body.frozen
+                && body.awake
+                && body.body_type == BodyType::Dynamic
+                && !inputs_finite(body, gravity)
+            {
+                freeze(body);
+                self.frozen_events.push(handle);
+            }
+            if body.awake && body.body_type == BodyType::Kinematic {
+                kinematic += 1;
+            } else if body.awake && body.body_type == BodyType::Dynamic && !body.frozen {
+                dynamic += 1;
+            }
+        }
+        let count = 1 + kinematic + dynamic;
+        let (mut next_kinematic, mut next_dynamic) = (1u32, 1 + kinematic);
+        let to_body = &mut self.scratch.solver.to_body;
+        let ccd = &mut self.scratch.ccd.bodies;
+        ccd.clear();
+        to_body.clear();
+        to_body.resize(count as usize, NULL);
+        for (handle, body) in self.bodies.iter_mut() {
+            body.solver_index = match body.body_type {
+                BodyType::Kinematic if body.awake => {
+                    next_kinematic += 1;
+                    next_kinematic - 1
+                }
+                BodyType::Dynamic if body.awake && !body.frozen => {
+                    next_dynamic += 1;
+                    next_dynamic - 1
+                }
+                _ => 0,
+            };
+            if body.solver_index != 0 {
+                to_body[body.solver_index as usize] = handle.index();
+                // The bodies swept for tunnelling, from where the step starts.
+                if body.ccd && body.body_type == BodyType::Dynamic {
+                    ccd.push((handle.index(), body.center, body.rotation));
+                }
+            }
+        }
+        self.scratch.solver.kinematic_count = kinematic as usize;
+
+        // 2. Islands and the largest mass ratio across each island's contacts and joints.
+        self.build_islands(count as usize);
+
+        // 3. Sub-step groups; dynamic bodies re-indexed group by group when there are several.
+        self.plan_groups(count as usize);
+
+        // 4. Each body's island root at hand, without the union–find's walks (the
+        //    constraints' gather records their islands for the colouring).
+        let first = 1 + kinematic as usize;
+        self.scratch.islands.count = flatten_roots(&mut self.scratch.islands.parent, first);
+
+        // 5. The arrays themselves, in solver index order.
+        self.fill_solver_arrays(count as usize);
+    }
+
+    /// Copies every awake non-static body into the solver arrays at its solver index.
+    fn fill_solver_arrays(&mut self, count: usize) {
+        let gravity = self.settings.gravity;
+        let planar = self.settings.planar;
+        let scratch = &mut self.scratch;
+        scratch.solver.bodies.clear();
+        scratch.solver.bodies.resize(count, SolverBody::STATIC);
+        scratch.solver.forces.clear();
+        scratch.solver.forces.resize(count, SolverForces::NONE);
+        scratch.solver.faulted.clear();
+        scratch.solver.faulted.resize(count, false);
+        // Each solver body from its body, in blocks on every worker: the blocks take
+        // disjoint solver indices, so disjoint bodies.
+        let shared_bodies = self.bodies.shared();
+        let to_body = &scratch.solver.to_body;
+        let solver_bodies = Shared::new(&mut scratch.solver.bodies);
+        let solver_forces = Shared::new(&mut scratch.solver.forces);
+        for_each_block(count, FILL_BLOCK, &|range: Range<usize>| {
+            for index in range.filter(|&i| i > 0) {
+                // SAFETY: solver index `index` names one body, and this block alone has it.
+                let Some(body) = (unsafe { shared_bodies.at_mut(to_body[index]) }) else {
+                    continue;
+                };
+                let locks = if body.is_dynamic() && planar {
+                    body.locked.union(crate::physics::body::Locks::PLANAR)
+                } else if body.is_dynamic() {
+                    body.locked
+                } else {
+                    crate::physics::body::Locks::NONE
+                };
+                let (linear_free, angular_free) = (locks.linear_free(), locks.angular_free());
+                let mut inv_inertia = body.world_inv_inertia();
+                if !locks.is_none() {
+                    // No turning about a locked axis, however the contacts push.
+                    inv_inertia = locks.inv_inertia(body.world_inertia(), inv_inertia);
+                    body.linear_velocity *= linear_free;
+                    body.angular_velocity *= angular_free;
+                }
+                // Kinematic velocities are capped like dynamic ones so absurd input cannot
+                // overflow positions.
+                let max_speed = crate::physics::body::max_linear_speed(body.ccd);
+                body.linear_velocity = solver::clamp_length(body.linear_velocity, max_speed);
+                // SAFETY: as above, index `index` is this block's.
+                let (solver_body, forces) =
+                    unsafe { (solver_bodies.at_mut(index), solver_forces.at_mut(index)) };
+                *solver_body = SolverBody {
+                    linear_velocity: body.linear_velocity,
+                    angular_velocity: body.angular_velocity,
+                    inv_mass: body.inv_mass,
+                    inv_inertia,
+                    delta_position: Vec3::ZERO,
+                    delta_rotation: Quat::IDENTITY,
+                };
+                if body.is_dynamic() {
+                    *forces = SolverForces {
+                        linear_acceleration: (gravity * body.gravity_scale
+                            + body.force * body.inv_mass)
+                            * linear_free,
+                        angular_acceleration: inv_inertia * body.torque,
+                        linear_damping: body.linear_damping,
+                        angular_damping: body.angular_damping,
+                        is_dynamic: true,
+                        rotation: body.rotation,
+                        local_inertia: body.local_inertia,
+                        local_inv_inertia: body.local_inv_inertia,
+                        max_linear_speed: crate::physics::body::max_linear_speed(body.ccd),
+                        linear_free,
+                        angular_free,
+                        locked: !locks.is_none(),
+                        inertia_floor: 0.0,
+                        gyroscopic: false,
+                    }
+                    .with_gyroscopic();
+                }
+            }
+        });
+    }
+
+    /// Phase 4: writes the solver's results into the bodies, moves their colliders and
+    /// broad-phase proxies, clears forces, and keeps each body's sleep timer
+    /// (`island::sleep_timer`, also in `IslandScratch::sleep_time` for the sleep phase) and
+    /// island label (its root's body slot).
+    ///
+    /// The bodies and their colliders on every worker, in blocks of solver indices (each
+    /// body is one index's, each collider one body's), which also find the proxies that
+    /// outgrew their fat boxes; then, in solver order on this thread, the broad phase
+    /// re-inserts those and the frozen bodies are reported.
+    pub(crate) fn finalize_bodies(&mut self, dt: f32) {
+        let Self {
+            bodies,
+            colliders,
+            broad_phase,
+            scratch,
+            frozen_events,
+            ..
+        } = self;
+        let count = scratch.solver.to_body.len();
+        scratch.solver.moved.clear();
+        scratch.solver.moved.resize(count, false);
+        scratch.islands.sleep_time.clear();
+        scratch.islands.sleep_time.resize(count, 0.0);
+        {
+            let shared_bodies = bodies.shared();
+            let shared_colliders = colliders.shared();
+            let broad_phase = &**broad_phase;
+            let (to_body, solver_bodies) = (&scratch.solver.to_body, &scratch.solver.bodies);
+            let roots = &scratch.islands.parent;
+            let faulted = Shared::new(&mut scratch.solver.faulted);
+            let moved = Shared::new(&mut scratch.solver.moved);
+            let sleep_time = Shared::new(&mut scratch.islands.sleep_time);
+            for_each_block(count, FILL_BLOCK, &|range: Range<usize>| {
+                for solver_index in range.filter(|&i| i > 0) {
+                    let s = &solver_bodies[solver_index];
+                    // SAFETY: solver index `solver_index` names one body and is this block's
+                    // alone; so are the body's colliders, the two flags and its timer.
+                    let (body, faulted, moved, sleep_time) = unsafe {
+                        (
+                            shared_bodies.at_mut(to_body[solver_index]),
+                            faulted.at_mut(solver_index),
+                            moved.at_mut(solver_index),
+                            sleep_time.at_mut(solver_index),
+                        )
+                    };
+                    let Some(body) = body else {
+                        continue;
+                    };
+                    // Its island (the roots are the parents, `flatten_roots`), named by the
+                    // root's body slot.
+                    body.island = to_body[roots[solver_index] as usize];
+                    let finite = s.delta_position.is_finite()
+                        && s.delta_rotation.is_finite()
+                        && s.linear_velocity.is_finite()
+                        && s.angular_velocity.is_finite()
+                        && (body.center + s.delta_position).is_finite();
+                    if *faulted || !finite {
+                        // Its pose is still the last finite one: keep it, stop the body.
+                        freeze(body);
+                        *faulted = true;
+                        body.sleep_time = sleep_timer(body, dt);
+                        *sleep_time = body.sleep_time;
+                        continue;
+                    }
+                    body.linear_velocity = s.linear_velocity;
+                    body.angular_velocity = s.angular_velocity;
+                    body.center += s.delta_position;
+                    body.rotation = (s.delta_rotation * body.rotation).normalize();
+                    body.position = body.center - body.rotation * body.local_center;
+                    body.force = Vec3::ZERO;
+                    body.torque = Vec3::ZERO;
+                    let pose = Isometry::new(body.position, body.rotation);
+                    for &ci in &body.colliders {
+                        // SAFETY: a collider belongs to one body (above).
+                        if let Some(collider) = unsafe { shared_colliders.at_mut(ci) } {
+                            collider.sync(&pose);
+                            let fresh = fatten_aabb(&collider.aabb, s.delta_position);
+                            *moved |= needs_reinsert(
+                                &broad_phase.fat_aabb(collider.proxy),
+                                &collider.aabb,
+                                &fresh,
+                                s.delta_position,
+                            );
+                        }
+                    }
+                    // The velocities are final here (continuous collision keeps them).
+                    body.sleep_time = sleep_timer(body, dt);
+                    *sleep_time = body.sleep_time;
+                }
+            });
+        }
+        for solver_index in 1..count {
+            let body_index = scratch.solver.to_body[solver_index];
+            if scratch.solver.faulted[solver_index] {
+                if let Some(handle) = bodies.handle_at(body_index) {
+                    frozen_events.push(handle);
+                }
+            } else if scratch.solver.moved[solver_index] {
+                let Some(body) = bodies.at(body_index) else {
+                    continue;
+                };
+                let displacement = scratch.solver.bodies[solver_index].delta_position;
+                for &ci in &body.colliders {
+                    if let Some(collider) = colliders.at(ci) {
+                        broad_phase.move_proxy(collider.proxy, collider.aabb, displacement);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Whether a dynamic body's force, torque, acceleration, velocity and pose are finite (see
+/// [`World::frozen_bodies`]).
+#[inline]
+fn inputs_finite(body: &crate::physics::body::Body, gravity: Vec3) -> bool {
+    let acceleration = gravity * body.gravity_scale + body.force * body.inv_mass;
+    acceleration.is_finite()
+        && (body.local_inv_inertia * body.torque).is_finite()
+        && body.linear_velocity.is_finite()
+        && body.angular_velocity.is_finite()
+        && body.center.is_finite()
+        && body.rotation.is_finite()
+}
+
+/// Stops a body whose state stopped being finite: its pose stays the last finite one, its
+/// velocities and pending forces are cleared, and the solver leaves it out from now on.
+fn freeze(body: &mut crate::physics::body::Body) {
+    body.frozen = true;
+    body.linear_velocity = Vec3::ZERO;
+    body.angular_velocity = Vec3::ZERO;
+    body.force = Vec3::ZERO;
+    body.torque = Vec3::ZERO;
+}

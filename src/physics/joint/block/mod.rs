@@ -712,7 +712,12 @@ fn eliminate_island(scratch: &mut BlockScratch, plan: IslandPlan<'_>, n: usize) 
                     }
                     let row = &mut matrix[i * n..(i + 1) * n];
                     for (&j, &kpj) in update.iter().zip(pivot_row.iter()) {
-                        row[j as usize] -= f * kpj;
+                        debug_assert!((j as usize) < n);
+                        // SAFETY: `update` holds rows of the island, each below n (its
+                        // joints' rows from the plan, and the pivot order of them), and
+                        // `row` has n entries. (Checked, the index costs a tenth of the
+                        // elimination's instructions.)
+                        unsafe { *row.get_unchecked_mut(j as usize) -= f * kpj };
                     }
                     if solve_rhs {
                         rhs[i] -= f * rhs[p];

@@ -73,6 +73,20 @@ impl JointConstraint {
         self.component == NO_BLOCK
     }
 
+    /// Whether its own solve does anything in a biased or relax pass: not when its
+    /// island's block solves all its rows (a ball joint and its cone, a weld, a rod, a
+    /// hinge and its limits without a motor); a motor, a rope's limits and a spring stay
+    /// with the joint. Its warm start applies what it carries whatever the kind.
+    pub(super) fn solves_in_passes(&self) -> bool {
+        self.is_sequential()
+            || match self.kind {
+                JointKind::Spherical { .. } | JointKind::Fixed { .. } => false,
+                JointKind::Distance { min, max } => min != max,
+                JointKind::Revolute { motor, .. } => motor.is_some(),
+                JointKind::Spring { .. } => true,
+            }
+    }
+
     /// The accumulated impulse a block row of `slot` stands for.
     fn accumulated(&mut self, slot: Slot) -> &mut f32 {
         match (slot, &mut self.state) {
@@ -477,6 +491,12 @@ pub(crate) struct JointScratch {
     /// Runs of `order` (see [`JointRun`]); each group's are `group_runs[group]`.
     pub runs: Vec<JointRun>,
     pub group_runs: Vec<Range<usize>>,
+    /// The same for the biased and relax passes: `order` without the joints whose own
+    /// solve does nothing there ([`JointConstraint::solves_in_passes`]), in the same
+    /// runs (empty ones left out).
+    pub pass_order: Vec<u32>,
+    pub pass_runs: Vec<JointRun>,
+    pub pass_group_runs: Vec<Range<usize>>,
     /// The colouring's state and each joint's colour (by index in its group).
     pub graph: ConstraintGraph,
     pub colour: Vec<u8>,
@@ -552,6 +572,28 @@ impl JointScratch {
             }
             self.group_runs.push(first_run..self.runs.len());
             start = end;
+        }
+        self.pass_order.clear();
+        self.pass_runs.clear();
+        self.pass_group_runs.clear();
+        for runs in &self.group_runs {
+            let first = self.pass_runs.len();
+            for run in &self.runs[runs.clone()] {
+                let from = self.pass_order.len();
+                let order = &self.order[run.range.clone()];
+                self.pass_order.extend(
+                    order
+                        .iter()
+                        .filter(|&&k| list[k as usize].solves_in_passes()),
+                );
+                if self.pass_order.len() > from {
+                    self.pass_runs.push(JointRun {
+                        range: from..self.pass_order.len(),
+                        shared: run.shared,
+                    });
+                }
+            }
+            self.pass_group_runs.push(first..self.pass_runs.len());
         }
     }
 }
@@ -749,6 +791,7 @@ impl World {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::physics::joint::Motor;
 
     /// A ball joint between solver bodies `a` and `b` of `group`.
     fn ball(a: u32, b: u32, group: u32) -> JointConstraint {
@@ -835,5 +878,59 @@ mod tests {
         }
         assert!(runs(1).len() > 1, "several colours");
         assert!(seen[5..].iter().all(|&n| n == 1), "every joint once");
+    }
+
+    /// The biased and relax passes' runs are the warm start's without the joints whose
+    /// own solve does nothing there: in an island's block, a ball joint, a weld, a rod and
+    /// a hinge without a motor; out of one (sequential), or a rope, a spring or a motor,
+    /// every joint stays. Each run keeps its joints' order and its sharing; an emptied run
+    /// is left out.
+    #[test]
+    fn pass_runs_leave_out_the_joints_their_block_solves() {
+        let in_block = |mut c: JointConstraint, kind: JointKind| {
+            c.component = 7;
+            c.kind = kind;
+            c.state = JointState::new(&kind);
+            c
+        };
+        let hinge = |motor: Option<Motor>| JointKind::Revolute {
+            axis_a: Vec3::X,
+            axis_b: Vec3::X,
+            reference_a: Vec3::Y,
+            reference_b: Vec3::Y,
+            limits: None,
+            motor,
+        };
+        let motor = Motor {
+            speed: 1.0,
+            max_torque: 2.0,
+        };
+        let list = vec![
+            in_block(ball(2, 3, 0), JointKind::Spherical { cone: None }),
+            ball(3, 4, 0),
+            in_block(ball(4, 5, 0), JointKind::Distance { min: 1.0, max: 1.0 }),
+            in_block(ball(5, 6, 0), JointKind::Distance { min: 0.0, max: 1.0 }),
+            in_block(ball(6, 7, 0), hinge(None)),
+            in_block(ball(7, 8, 0), hinge(Some(motor))),
+            in_block(ball(8, 9, 1), JointKind::Spherical { cone: None }),
+        ];
+        let mut scratch = JointScratch {
+            constraints: list,
+            ..JointScratch::default()
+        };
+        scratch.colour(2, 2, 10);
+        let pass = |g: usize| -> Vec<u32> {
+            scratch.pass_runs[scratch.pass_group_runs[g].clone()]
+                .iter()
+                .flat_map(|run| scratch.pass_order[run.range.clone()].iter().copied())
+                .collect()
+        };
+        assert_eq!(pass(0), [1, 3, 5]);
+        assert!(
+            scratch.pass_group_runs[1].is_empty(),
+            "group 1's only joint is in a block"
+        );
+        // The warm start still takes every joint.
+        assert_eq!(scratch.order, [0, 1, 2, 3, 4, 5, 6]);
     }
 }

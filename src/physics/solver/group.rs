@@ -75,9 +75,12 @@ pub(crate) struct GroupData<'a> {
     pub block_solves: Shared<BlockScratch>,
     pub shared_blocks: bool,
     /// The order the per-joint passes take the joints in (indices of `joints`), and the
-    /// group's runs of it.
+    /// group's runs of it: every joint for the warm start, and for the biased and relax
+    /// passes only those whose own solve does something there (`pass_`).
     pub joint_order: &'a [u32],
     pub joint_runs: &'a [JointRun],
+    pub pass_joint_order: &'a [u32],
+    pub pass_joint_runs: &'a [JointRun],
     /// The joints with a locked body (indices of `joints`, in its order).
     pub locked_joints: &'a [u32],
     /// The group's lane groups, and their cold parts and factorisations (biased, relax).
@@ -249,7 +252,10 @@ fn joints<C: Crew>(crew: &C, d: &GroupData, pass: JointPass) {
         return;
     }
     let step = SubStep::new(pass, d.ctx.h);
-    let runs = d.joint_runs;
+    let (order, runs) = match pass {
+        JointPass::WarmStart => (d.joint_order, d.joint_runs),
+        _ => (d.pass_joint_order, d.pass_joint_runs),
+    };
     let mut i = 0;
     loop {
         let j = (i..runs.len())
@@ -268,7 +274,7 @@ fn joints<C: Crew>(crew: &C, d: &GroupData, pass: JointPass) {
                 begin_pass(joints, d.locked_joints, bodies, &step, d.group);
             }
             for run in &runs[i..j] {
-                for &k in &d.joint_order[run.range.clone()] {
+                for &k in &order[run.range.clone()] {
                     solve_joint(&mut joints[k as usize], bodies, &step);
                 }
             }
@@ -309,7 +315,7 @@ fn joints<C: Crew>(crew: &C, d: &GroupData, pass: JointPass) {
         let range = runs[j].range.clone();
         let block = (range.len() / (BLOCKS_PER_WORKER * crew.workers())).max(MIN_JOINT_BLOCK);
         crew.parallel(range.len(), block, &|r: Range<usize>| {
-            for &k in &d.joint_order[range.start + r.start..range.start + r.end] {
+            for &k in &order[range.start + r.start..range.start + r.end] {
                 // SAFETY: the joints of a colour move disjoint bodies of the group's own and
                 // only read the static stand-in and kinematic bodies, which no one writes
                 // in this stage; each joint is in one block.

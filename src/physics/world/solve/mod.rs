@@ -156,6 +156,8 @@ impl World {
             faulted: Shared::new(&mut scratch.solver.faulted),
             joint_order: &scratch.joints.order,
             joint_runs: &scratch.joints.runs[scratch.joints.group_runs[g].clone()],
+            pass_joint_order: &scratch.joints.pass_order,
+            pass_joint_runs: &scratch.joints.pass_runs[scratch.joints.pass_group_runs[g].clone()],
             locked_joints: &scratch.joints.locked,
             joints: Shared::new(&mut scratch.joints.constraints),
             block_islands,

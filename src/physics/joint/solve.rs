@@ -76,7 +76,8 @@ impl JointConstraint {
     /// Whether its own solve does anything in a biased or relax pass: not when its
     /// island's block solves all its rows (a ball joint and its cone, a weld, a rod, a
     /// hinge and its limits without a motor); a motor, a rope's limits and a spring stay
-    /// with the joint. Its warm start applies what it carries whatever the kind.
+    /// with the joint. Such a joint's warm start would only clear what its block carried
+    /// and apply nothing.
     pub(super) fn solves_in_passes(&self) -> bool {
         self.is_sequential()
             || match self.kind {
@@ -281,11 +282,12 @@ pub(crate) unsafe fn solve_joint_shared(
     solve_joint(c, &mut pair, step);
 }
 
-/// The equality rows of one jointed island solved as one block (`block.rs`), for a pass
-/// other than the warm start: `joints` are the island's (positions `start..` of the joint
-/// list, whose indices the rows carry), `plan` the step's elimination orders, `scratch`
-/// the solve's buffers. It reads and writes only the island's bodies (and reads the static
-/// stand-in), so islands may be solved side by side.
+/// The equality rows of one jointed island solved as one block (`block.rs`) in a biased
+/// or relax pass; in the warm start, what the block's rows carried cleared (the rows start
+/// every sub-step from nothing). `joints` are the island's (positions `start..` of the
+/// joint list, whose indices the rows carry), `plan` the step's elimination orders,
+/// `scratch` the solve's buffers. It reads and writes only the island's bodies (and reads
+/// the static stand-in), so islands may be solved side by side.
 pub(crate) fn solve_island<B: JointBodies + ?Sized>(
     joints: &mut [JointConstraint],
     start: usize,
@@ -294,7 +296,14 @@ pub(crate) fn solve_island<B: JointBodies + ?Sized>(
     bodies: &mut B,
     step: &SubStep,
 ) {
-    debug_assert!(step.pass != JointPass::WarmStart);
+    if step.pass == JointPass::WarmStart {
+        // The block's rows start every sub-step from nothing; the joints the passes leave
+        // out (`solves_in_passes`) carry nothing else, so their warm start ends here.
+        joints
+            .iter_mut()
+            .for_each(JointConstraint::forget_block_impulses);
+        return;
+    }
     let (mass_scale, impulse_scale) = step.scales();
     let end = start + joints.len();
     scratch.rows.clear();
@@ -491,9 +500,10 @@ pub(crate) struct JointScratch {
     /// Runs of `order` (see [`JointRun`]); each group's are `group_runs[group]`.
     pub runs: Vec<JointRun>,
     pub group_runs: Vec<Range<usize>>,
-    /// The same for the biased and relax passes: `order` without the joints whose own
-    /// solve does nothing there ([`JointConstraint::solves_in_passes`]), in the same
-    /// runs (empty ones left out).
+    /// What the passes walk: `order` without the joints whose own solve does nothing in
+    /// the biased and relax passes ([`JointConstraint::solves_in_passes`]; their warm
+    /// start, which clears what their block carried, is their island's), in the same runs
+    /// (empty ones left out).
     pub pass_order: Vec<u32>,
     pub pass_runs: Vec<JointRun>,
     pub pass_group_runs: Vec<Range<usize>>,
@@ -880,11 +890,11 @@ mod tests {
         assert!(seen[5..].iter().all(|&n| n == 1), "every joint once");
     }
 
-    /// The biased and relax passes' runs are the warm start's without the joints whose
-    /// own solve does nothing there: in an island's block, a ball joint, a weld, a rod and
-    /// a hinge without a motor; out of one (sequential), or a rope, a spring or a motor,
-    /// every joint stays. Each run keeps its joints' order and its sharing; an emptied run
-    /// is left out.
+    /// The passes' runs are the colouring's without the joints whose own solve does nothing
+    /// in the biased and relax passes: in an island's block, a ball joint, a weld, a rod
+    /// and a hinge without a motor; out of one (sequential), or a rope, a spring or a
+    /// motor, every joint stays. Each run keeps its joints' order and its sharing; an
+    /// emptied run is left out.
     #[test]
     fn pass_runs_leave_out_the_joints_their_block_solves() {
         let in_block = |mut c: JointConstraint, kind: JointKind| {
@@ -930,7 +940,7 @@ mod tests {
             scratch.pass_group_runs[1].is_empty(),
             "group 1's only joint is in a block"
         );
-        // The warm start still takes every joint.
+        // The colouring's order keeps every joint (the team's choice counts them all).
         assert_eq!(scratch.order, [0, 1, 2, 3, 4, 5, 6]);
     }
 }

@@ -74,10 +74,10 @@ pub(crate) struct GroupData<'a> {
     pub block_plan: &'a BlockPlan,
     pub block_solves: Shared<BlockScratch>,
     pub shared_blocks: bool,
-    /// The order the per-joint passes take the joints in (indices of `joints`), and the
-    /// group's runs of it: every joint for the warm start, and for the biased and relax
-    /// passes only those whose own solve does something there (`pass_`).
-    pub joint_order: &'a [u32],
+    /// The group's runs of its joints (`JointScratch::runs`: all of them), and the order
+    /// the per-joint passes take them in (indices of `joints`) with its runs: only the
+    /// joints whose own solve does something in the passes (`JointScratch::pass_order`);
+    /// the others' warm start is their islands' (`joint::solve_island`).
     pub joint_runs: &'a [JointRun],
     pub pass_joint_order: &'a [u32],
     pub pass_joint_runs: &'a [JointRun],
@@ -252,10 +252,7 @@ fn joints<C: Crew>(crew: &C, d: &GroupData, pass: JointPass) {
         return;
     }
     let step = SubStep::new(pass, d.ctx.h);
-    let (order, runs) = match pass {
-        JointPass::WarmStart => (d.joint_order, d.joint_runs),
-        _ => (d.pass_joint_order, d.pass_joint_runs),
-    };
+    let (order, runs) = (d.pass_joint_order, d.pass_joint_runs);
     let mut i = 0;
     loop {
         let j = (i..runs.len())
@@ -278,7 +275,7 @@ fn joints<C: Crew>(crew: &C, d: &GroupData, pass: JointPass) {
                     solve_joint(&mut joints[k as usize], bodies, &step);
                 }
             }
-            if last && !d.shared_blocks && pass != JointPass::WarmStart {
+            if last && !d.shared_blocks {
                 // SAFETY: as above (and the lead's solve scratch is its own).
                 let scratch = unsafe { d.block_solves.at_mut(0) };
                 for (_, range) in d.block_islands {
@@ -288,7 +285,7 @@ fn joints<C: Crew>(crew: &C, d: &GroupData, pass: JointPass) {
             }
         });
         if last {
-            if d.shared_blocks && pass != JointPass::WarmStart {
+            if d.shared_blocks {
                 let me = crew.index();
                 crew.parallel(d.block_islands.len(), 1, &|r: Range<usize>| {
                     // SAFETY: the scratch of this worker (`me` is the index of the worker

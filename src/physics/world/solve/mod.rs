@@ -154,7 +154,6 @@ impl World {
             bodies: Shared::new(&mut scratch.solver.bodies),
             forces: &scratch.solver.forces,
             faulted: Shared::new(&mut scratch.solver.faulted),
-            joint_order: &scratch.joints.order,
             joint_runs: &scratch.joints.runs[scratch.joints.group_runs[g].clone()],
             pass_joint_order: &scratch.joints.pass_order,
             pass_joint_runs: &scratch.joints.pass_runs[scratch.joints.pass_group_runs[g].clone()],

@@ -288,8 +288,8 @@ impl ConstraintLanes {
         let [t0, t1] = self.tangents();
         let directions = [self.normal, t0, t1];
         // The manifold's centre: the mean of its points' anchors.
-        // (References, not copies: four copies of a point slot per lane group showed as
-        // memory moves in profiles of resting stacks.)
+        // (References, not copies: the slots are read once each, and copying four of them
+        // per lane group would only move memory.)
         const NO_POINT: PointInput = PointInput {
             anchor_a: Vec3::ZERO,
             anchor_b: Vec3::ZERO,

@@ -765,7 +765,7 @@ fn eliminate_island(scratch: &mut BlockScratch, plan: IslandPlan<'_>, n: usize) 
                         debug_assert!((j as usize) < n);
                         // SAFETY: `update` holds rows of the island, each below n (its
                         // joints' rows from the plan, and the pivot order of them), and
-                        // `row` has n entries. (Checked, the index costs a tenth of the
+                        // `row` has n entries. (A checked index would be a tenth of the
                         // elimination's instructions.)
                         unsafe { *row.get_unchecked_mut(j as usize) -= f * kpj };
                     }

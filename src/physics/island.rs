@@ -197,7 +197,9 @@ impl World {
         for &(ia, _, ma, mb) in scratch.islands.pairs.iter().chain(&jointed) {
             if ma > 0.0 && mb > 0.0 {
                 let root = find_root(parent, ia) as usize;
-                ratio[root] = ratio[root].max((ma / mb).max(mb / ma));
+                // The larger over the smaller: the larger of ma/mb and mb/ma, with one
+                // division.
+                ratio[root] = ratio[root].max(ma.max(mb) / ma.min(mb));
             }
         }
         scratch.joints.pairs = jointed;

@@ -391,7 +391,8 @@ pub(crate) fn solve_block<B: JointBodies + ?Sized>(
     let (ms, is) = (mass_scale as f64, impulse_scale as f64);
     for round in 0..ACTIVE_SET_ROUNDS {
         // Rows out of the set release their impulse: Δλ = −λ, which is x = λ·(1 − s_i)/s_m.
-        copy_pattern(&scratch.k_full, &mut scratch.k, plan, n);
+        scratch.k.clear();
+        scratch.k.extend_from_slice(&scratch.k_full);
         scratch.rhs.clear();
         scratch
             .rhs
@@ -404,12 +405,9 @@ pub(crate) fn solve_block<B: JointBodies + ?Sized>(
                 }
             }
         }
-        let probed = !scratch.probe_full.is_empty();
-        if probed {
-            copy_pattern(&scratch.probe_full, &mut scratch.probe, plan, n);
-        } else {
-            scratch.probe.clear();
-        }
+        scratch.probe.clear();
+        scratch.probe.extend_from_slice(&scratch.probe_full);
+        let probed = !scratch.probe.is_empty();
         for j in 0..n {
             if scratch.active[j] {
                 scratch.k[j * n + j] *= 1.0 + BLOCK_REGULARIZATION;
@@ -472,34 +470,6 @@ pub(crate) fn solve_block<B: JointBodies + ?Sized>(
     scratch.rows = rows;
 }
 
-/// Copies the entries of `from` (n × n, row-major) that the elimination of `plan` reads and
-/// writes into `to` (resized to n × n): each joint's rows with its own and with those of
-/// the joints it is coupled to after it (directly or through fill), both ways. Those are
-/// the only entries `eliminate_island` touches; the rest of `to` keeps whatever it held
-/// (K's other entries are zero, so a dense copy would only move zeros).
-fn copy_pattern(from: &[f64], to: &mut Vec<f64>, plan: IslandPlan<'_>, n: usize) {
-    to.resize(n * n, 0.0);
-    let mut copy = |i: usize, columns: std::ops::Range<usize>| {
-        let (start, end) = (i * n + columns.start, i * n + columns.end);
-        to[start..end].copy_from_slice(&from[start..end]);
-    };
-    for (r, &joint) in plan.order.iter().enumerate() {
-        let own = plan.rows(joint);
-        for i in own.clone() {
-            copy(i, own.clone());
-        }
-        for &other in plan.later(r) {
-            let rows = plan.rows(other);
-            for i in own.clone() {
-                copy(i, rows.clone());
-            }
-            for j in rows {
-                copy(j, own.clone());
-            }
-        }
-    }
-}
-
 /// K = J·M⁻¹·Jᵀ of `scratch.rows` into `scratch.k_full` (rows along locked directions
 /// cleared, [`ROW_MOBILITY_TOLERANCE`]): the entries of each joint's rows with its own and
 /// with those of the joints `plan` couples it to; the rest of K is zero (no shared body).
@@ -525,54 +495,34 @@ fn assemble<B: JointBodies + ?Sized>(scratch: &mut BlockScratch, plan: IslandPla
     k.clear();
     k.resize(n * n, 0.0);
     let sides = &scratch.sides;
-    // Every row of a joint has the joint's two bodies, so which sides of two joints' rows
-    // share a body (not the world) is found once per pair of joints: (side of row i, side
-    // of row j), in the order the sum below takes them (i's a, then b; j's a, then b).
-    let shared_sides = |i: usize, j: usize| {
-        let mut pairs = [(0usize, 0usize); 4];
-        let mut count = 0;
-        for (s, &body) in sides[i].body.iter().enumerate() {
-            for (t, &other) in sides[j].body.iter().enumerate() {
-                if body != 0 && body == other {
-                    pairs[count] = (s, t);
-                    count += 1;
-                }
-            }
-        }
-        (pairs, count)
-    };
-    // K_ij: the sum over the shared bodies of J_i·(M⁻¹·J_jᵀ), from zero.
-    let entry = |i: usize, j: usize, (pairs, count): ([(usize, usize); 4], usize)| {
+    let entry = |i: usize, j: usize| {
         let (si, sj) = (&sides[i], &sides[j]);
         let mut kij = 0.0f64;
-        for &(s, t) in &pairs[..count] {
-            let (jacobian, turn) = (&si.jacobian[s], &sj.turn[t]);
-            kij += dot3(jacobian[0], turn[0]) + dot3(jacobian[1], turn[1]);
+        for (&body, jacobian) in si.body.iter().zip(&si.jacobian) {
+            if body == 0 {
+                continue;
+            }
+            for (&other, turn) in sj.body.iter().zip(&sj.turn) {
+                if body == other {
+                    kij += dot3(jacobian[0], turn[0]) + dot3(jacobian[1], turn[1]);
+                }
+            }
         }
         kij
     };
     for (r, &joint) in plan.order.iter().enumerate() {
         let own = plan.rows(joint);
-        if own.is_empty() {
-            continue;
-        }
-        let within = shared_sides(own.start, own.start);
         for i in own.clone() {
             for j in i..own.end {
-                let kij = entry(i, j, within);
+                let kij = entry(i, j);
                 k[i * n + j] = kij;
                 k[j * n + i] = kij;
             }
         }
         for &other in plan.later(r) {
-            let rows = plan.rows(other);
-            if rows.is_empty() {
-                continue;
-            }
-            let across = shared_sides(own.start, rows.start);
             for i in own.clone() {
-                for j in rows.clone() {
-                    let kij = entry(i, j, across);
+                for j in plan.rows(other) {
+                    let kij = entry(i, j);
                     k[i * n + j] = kij;
                     k[j * n + i] = kij;
                 }

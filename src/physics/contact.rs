@@ -211,21 +211,28 @@ impl ManifoldCache {
         moved + std::f32::consts::PI * turn * self.reach_b
     }
 
+    /// The normal, the points on A and on B (point j in lane j) and their depths, moved with
+    /// the colliders to `pose_a` and `pose_b`.
+    #[inline(always)]
+    fn moved(&self, pose_a: &Isometry, pose_b: &Isometry) -> (Vec3, Vec3x4, Vec3x4, [f32; 4]) {
+        let normal = pose_a.transform_vector(self.normal);
+        let point_a = transform_points(pose_a, self.local_a);
+        let point_b = transform_points(pose_b, self.local_b);
+        let depth = (point_a - point_b).dot(Vec3x4::splat(normal)).to_array();
+        (normal, point_a, point_b, depth)
+    }
+
     /// The manifold now, in world space, for colliders at `pose_a` and `pose_b`: the cached
     /// points moved with their bodies, each depth measured again, points farther apart than
     /// `margin` left out. The points are moved four at once, each lane with the operations
     /// of the scalar transform (`simd::transform_points`), so the bits are those of moving
     /// them one by one.
     pub(crate) fn manifold(&self, pose_a: &Isometry, pose_b: &Isometry, margin: f32) -> Manifold {
+        let (normal, point_a, point_b, depth) = self.moved(pose_a, pose_b);
         let mut out = Manifold {
-            normal: pose_a.transform_vector(self.normal),
+            normal,
             ..Manifold::default()
         };
-        let point_a = transform_points(pose_a, self.local_a);
-        let point_b = transform_points(pose_b, self.local_b);
-        let depth = (point_a - point_b)
-            .dot(Vec3x4::splat(out.normal))
-            .to_array();
         let (point_a, point_b) = (point_a.lanes(), point_b.lanes());
         for j in 0..self.count {
             if depth[j] >= -margin {
@@ -392,10 +399,7 @@ impl Contact {
         {
             return false;
         }
-        let normal = pose_a.transform_vector(cache.normal);
-        let point_a = transform_points(pose_a, cache.local_a);
-        let point_b = transform_points(pose_b, cache.local_b);
-        let depth = (point_a - point_b).dot(Vec3x4::splat(normal)).to_array();
+        let (normal, point_a, point_b, depth) = cache.moved(pose_a, pose_b);
         if depth[..count].iter().any(|&d| d < -margin) {
             return false;
         }

@@ -212,6 +212,43 @@ fn load_on_a_broken_file_keeps_the_scene_running_and_shows_the_error() {
 }
 
 #[test]
+fn a_scene_from_outside_the_list_leaves_the_scene_groups_as_they_were() {
+    // The stack opens its group (Stacking) in the scene browser. Loading a file that is in
+    // no group must not close it: the buttons under the groups (Load, Save; Open file… and
+    // Download in a browser) stay where the user just clicked.
+    // Not in the save folder either (the tests' own folder), whose files the list shows.
+    let elsewhere = script_dir().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let outside = elsewhere.join("outside.ron");
+    std::fs::rename(box_scene("outside"), &outside).unwrap();
+    let Some(panel) = layout("outside", "scenes/stack.ron", false) else {
+        return;
+    };
+    let mut events = click(3, widget(&panel, "load path", 0.9)).to_vec();
+    for k in 0..7 {
+        events.push(at(6 + k, "Key(\"Backspace\")"));
+    }
+    events.push(at(
+        13,
+        &format!("Text({:?})", outside.display().to_string()),
+    ));
+    events.extend(click(14, widget(&panel, "load", 0.5)));
+    // 40 frames after the click: any collapsing header's animation (0.1 s) has ended.
+    let Some(state) = scripted("outside", "scenes/stack.ron", &events, 56, &[]) else {
+        return;
+    };
+    assert_eq!(state["source"], outside.display().to_string(), "{state}");
+    assert_eq!(state["world"]["bodies"].as_array().unwrap().len(), 2);
+    let (before, after) = (widget(&panel, "load", 0.5), widget(&state, "load", 0.5));
+    assert!(
+        (after.1 - before.1).abs() < 0.5,
+        "the Load button moved from y = {} to {}",
+        before.1,
+        after.1
+    );
+}
+
+#[test]
 fn ten_wheel_notches_scroll_the_panel() {
     // In a 300 px high window the left panel's sections reach far below the bottom.
     let mut events = vec![at(3, "MouseMove(150.0, 200.0)")];

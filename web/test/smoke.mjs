@@ -175,7 +175,8 @@ async function pixels(page, png, rect, colour, bright) {
     check(paused[1] && later === paused[0], `Space pauses (steps ${paused[0]} then ${later}, paused ${paused[1]})`);
 
     // Open file…: the browser's picker gives the app a scene of two boxes on a ground. The
-    // buttons sit under the scene list of the default layout at 1400 × 860.
+    // buttons sit under the scene list of the default layout at 1400 × 860, and stay there
+    // when the uploaded scene loads (a scene from outside the list closes no group).
     await page.setViewportSize({ width: 1400, height: 860 });
     await page.waitForTimeout(500);
     const [chooser] = await Promise.all([page.waitForEvent("filechooser"), page.mouse.click(60, 576)]);

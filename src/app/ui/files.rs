@@ -2,6 +2,7 @@
 //! (`disk.rs` on the desktop, `browser.rs` in a browser).
 
 use super::*;
+use catalogue::Entry;
 
 #[cfg(target_arch = "wasm32")]
 use super::browser::file_buttons;
@@ -64,15 +65,17 @@ pub(super) fn scene(ui: &mut Ui, sandbox: &mut Sandbox, view: &mut View) {
                         .ok()
                         .is_some_and(|a| Some(a) == b.canonicalize().ok())
             };
-            // A newly loaded scene opens its own group (once; the user may close it).
-            let reopen = view.browser.opened_for.as_ref() != Some(&sandbox.source);
-            view.browser.opened_for = Some(sandbox.source.clone());
             let catalogue = view.browser.catalogue().clone();
+            let listed = |e: &Entry| open_file.as_deref().is_some_and(|f| same(&e.path, f));
+            // A newly loaded scene opens its own group and closes the others (once; the user
+            // may open or close them). A scene from outside the list leaves the groups as
+            // they are: the buttons under them stay where the user just clicked.
+            let reopen = view.browser.opened_for.as_ref() != Some(&sandbox.source)
+                && catalogue.groups.iter().any(|(_, es)| es.iter().any(listed));
+            view.browser.opened_for = Some(sandbox.source.clone());
             let mut pick = None;
             for (group, entries) in &catalogue.groups {
-                let holds_open = entries
-                    .iter()
-                    .any(|e| open_file.as_deref().is_some_and(|f| same(&e.path, f)));
+                let holds_open = entries.iter().any(listed);
                 let mut header =
                     egui::CollapsingHeader::new(format!("{group} ({})", entries.len()))
                         .id_salt(("scene group", *group));
@@ -82,8 +85,7 @@ pub(super) fn scene(ui: &mut Ui, sandbox: &mut Sandbox, view: &mut View) {
                 header.show(ui, |ui| {
                     ui.horizontal_wrapped(|ui| {
                         for entry in entries {
-                            let is_open =
-                                open_file.as_deref().is_some_and(|f| same(&entry.path, f));
+                            let is_open = listed(entry);
                             let first = entry.description.split("\n\n").next().unwrap_or("");
                             let button = ui.selectable_label(is_open, &entry.name);
                             let button = if first.is_empty() {

@@ -67,11 +67,10 @@ pub(super) fn scene(ui: &mut Ui, sandbox: &mut Sandbox, view: &mut View) {
             };
             let catalogue = view.browser.catalogue().clone();
             let listed = |e: &Entry| open_file.as_deref().is_some_and(|f| same(&e.path, f));
-            // A newly loaded scene opens its own group and closes the others (once; the user
-            // may open or close them). A scene from outside the list leaves the groups as
-            // they are: the buttons under them stay where the user just clicked.
-            let reopen = view.browser.opened_for.as_ref() != Some(&sandbox.source)
-                && catalogue.groups.iter().any(|(_, es)| es.iter().any(listed));
+            // A newly loaded scene opens its own group (once; the user may close it) and
+            // closes none: what the user opened stays open, and nothing under the list
+            // moves away from the cursor that just clicked a scene or a file button.
+            let reopen = view.browser.opened_for.as_ref() != Some(&sandbox.source);
             view.browser.opened_for = Some(sandbox.source.clone());
             let mut pick = None;
             for (group, entries) in &catalogue.groups {
@@ -79,8 +78,8 @@ pub(super) fn scene(ui: &mut Ui, sandbox: &mut Sandbox, view: &mut View) {
                 let mut header =
                     egui::CollapsingHeader::new(format!("{group} ({})", entries.len()))
                         .id_salt(("scene group", *group));
-                if reopen {
-                    header = header.open(Some(holds_open));
+                if reopen && holds_open {
+                    header = header.open(Some(true));
                 }
                 header.show(ui, |ui| {
                     ui.horizontal_wrapped(|ui| {

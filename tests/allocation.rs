@@ -70,16 +70,16 @@ fn resting(n: usize) -> World {
     world
 }
 
-/// A chain of `links` 0.4 m boxes hanging from the world by ball joints at x = −6, the
+/// A chain of `links` 0.4 m boxes hanging from the world by ball joints at (x, z), the
 /// last two welded, with a hinged box below them (every joint kind the island's block
 /// solves), and a light link in the middle (1/100 of the others: more sub-steps for the
 /// island).
-fn hang_chain(world: &mut World, links: usize) {
+fn hang_chain(world: &mut World, links: usize, (x, z): (f32, f32)) {
     let mut above = None;
     for i in 0..links {
         let top = 10.0 - i as f32 * 0.5;
         let body = world.create_body(BodyDef {
-            position: Vec3::new(-6.0, top - 0.25, 0.0),
+            position: Vec3::new(x, top - 0.25, z),
             ..BodyDef::default()
         });
         let density = if i == links / 2 { 0.01 } else { 1.0 };
@@ -89,7 +89,7 @@ fn hang_chain(world: &mut World, links: usize) {
                 ColliderDef::new(Shape::cuboid(Vec3::new(0.1, 0.2, 0.1))).with_density(density),
             )
             .unwrap();
-        let anchor = Vec3::new(-6.0, top, 0.0);
+        let anchor = Vec3::new(x, top, z);
         let def = if i + 1 == links {
             JointDef::revolute(world, body, above, anchor, Vec3::Z)
         } else if i + 2 == links {
@@ -149,20 +149,26 @@ fn hang_net(world: &mut World) {
 
 /// One thread, and three: with three the narrow phase's contacts are split into pieces
 /// (a few hundred contacts) and the solver's stages shared by the team's threads, whose
-/// buffers are kept too, and handing work to the team allocates nothing. A jointed chain
-/// hangs beside the bodies ([`hang_chain`]): its block solve keeps its buffers as well; and
-/// a jointed net ([`hang_net`]), whose joints are coloured, at one worker and at three.
+/// buffers are kept too, and handing work to the team allocates nothing. Jointed chains
+/// hang beside the bodies ([`hang_chain`]): one, whose block solve keeps its buffers as
+/// well, or eight (96 joints, past the 64 at which islands solved as blocks are shared by
+/// the workers), whose blocks every worker solves with a scratch of its own;
+/// and a jointed net ([`hang_net`]), whose joints are coloured, at one worker and at three.
 #[test]
 fn resting_steps_allocate_nothing() {
-    for (n, workers, net) in [
-        (30, 1, false),
-        (30, 3, false),
-        (300, 3, false),
-        (30, 1, true),
-        (30, 3, true),
+    for (n, workers, chains, net) in [
+        (30, 1, 1, false),
+        (30, 3, 1, false),
+        (300, 3, 1, false),
+        (30, 1, 8, false),
+        (30, 3, 8, false),
+        (30, 1, 1, true),
+        (30, 3, 1, true),
     ] {
         let mut world = resting(n);
-        hang_chain(&mut world, 12);
+        for c in 0..chains {
+            hang_chain(&mut world, 12, (-6.0 - c as f32, 0.0));
+        }
         if net {
             hang_net(&mut world);
         }
@@ -182,7 +188,7 @@ fn resting_steps_allocate_nothing() {
         assert_eq!(
             after - before,
             0,
-            "{n} bodies, {workers} workers, net {net}: steps allocated {} times",
+            "{n} bodies, {workers} workers, {chains} chains, net {net}: steps allocated {} times",
             after - before
         );
     }

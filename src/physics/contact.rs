@@ -400,7 +400,9 @@ impl Contact {
             return false;
         }
         let (normal, point_a, point_b, depth) = cache.moved(pose_a, pose_b);
-        if depth[..count].iter().any(|&d| d < -margin) {
+        // Every point kept as `manifold` keeps them (`depth >= -margin`, which a NaN
+        // depth is not), else it is not the same manifold.
+        if !depth[..count].iter().all(|&d| d >= -margin) {
             return false;
         }
         let (point_a, point_b) = (point_a.lanes(), point_b.lanes());

@@ -1,7 +1,7 @@
 //! The joints' part of the step: each joint with an awake dynamic body prepared for the
 //! solver ([`JointConstraint`]) and its impulses stored back afterwards, the per-pass
-//! dispatch to each kind's rows ([`solve_joints`]), and the jointed islands whose equality
-//! rows are solved together as one block (`block.rs`).
+//! dispatch to each kind's rows ([`solve_joint`]), and the jointed islands whose equality
+//! rows are solved together as one block ([`solve_island`], `block/`).
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -350,10 +350,11 @@ pub(crate) fn solve_island<B: JointBodies + ?Sized>(
     }
 }
 
-/// Finds the jointed islands (joints linked through moving bodies), marks the joints of
-/// each island with at most [`MAX_BLOCK_ROWS`] equality rows to be solved as one block, and
+/// Finds the jointed islands (joints linked through dynamic and kinematic bodies), marks
+/// the joints of each island with at most [`MAX_BLOCK_ROWS`] equality rows (counted over
+/// the whole island, whatever groups its joints are in) to be solved as one block, and
 /// orders the joints by group, then island (each island's joints contiguous, in their
-/// original order), so `solve_blocks` finds each island as one run. Then orders each
+/// original order), so each island is one run of the list. Then orders each
 /// island's elimination (`block::order_island`); an island whose solve would take more
 /// than [`MAX_BLOCK_WORK`] is solved joint by joint after all. The islands left to solve
 /// as blocks are listed in `scratch.runs`.

@@ -115,7 +115,8 @@ pub(crate) struct GroupTimes {
 
 /// Runs the sub-steps of a group and its restitution pass: on every worker of the team when
 /// the step splits its work ([`split_workers`](crate::physics::threads::split_workers)) and
-/// the group has enough lane groups, else on this thread.
+/// the group has enough lane groups or joints to share ([`solved_by_team`]), else on this
+/// thread.
 pub(crate) fn run_group(data: &GroupData) -> GroupTimes {
     #[cfg(feature = "parallel")]
     {
@@ -244,15 +245,20 @@ fn substeps<C: Crew>(crew: &C, d: &GroupData) -> GroupTimes {
     times
 }
 
-/// One pass of the group's joints: the pass's start and end on the lead, and the per-joint
-/// runs between them, a coloured run in blocks on every worker (its joints move disjoint
-/// bodies), the others in order on the lead. Consecutive parts on the lead are one stage.
+/// One pass of the group's joints: the pass's start on the lead; the per-joint runs, a
+/// coloured run in blocks on every worker (its joints move disjoint bodies), the others in
+/// order on the lead; then the jointed islands solved as blocks, on the lead, or in the
+/// biased and relax passes an island a block on every worker when the group shares them
+/// ([`shares_blocks`]). Consecutive parts on the lead are one stage.
 fn joints<C: Crew>(crew: &C, d: &GroupData, pass: JointPass) {
     if d.joint_runs.is_empty() {
         return;
     }
     let step = SubStep::new(pass, d.ctx.h);
     let (order, runs) = (d.pass_joint_order, d.pass_joint_runs);
+    // The warm start of an island solved as a block only clears what the block carried
+    // (`joint::solve_island`): the lead does it in its own stage, no team stage for it.
+    let share_blocks = d.shared_blocks && pass != JointPass::WarmStart;
     let mut i = 0;
     loop {
         let j = (i..runs.len())
@@ -275,7 +281,7 @@ fn joints<C: Crew>(crew: &C, d: &GroupData, pass: JointPass) {
                     solve_joint(&mut joints[k as usize], bodies, &step);
                 }
             }
-            if last && !d.shared_blocks {
+            if last && !share_blocks {
                 // SAFETY: as above (and the lead's solve scratch is its own).
                 let scratch = unsafe { d.block_solves.at_mut(0) };
                 for (_, range) in d.block_islands {
@@ -285,7 +291,7 @@ fn joints<C: Crew>(crew: &C, d: &GroupData, pass: JointPass) {
             }
         });
         if last {
-            if d.shared_blocks {
+            if share_blocks {
                 let me = crew.index();
                 crew.parallel(d.block_islands.len(), 1, &|r: Range<usize>| {
                     // SAFETY: the scratch of this worker (`me` is the index of the worker
@@ -330,7 +336,10 @@ struct IslandBodies(Shared<SolverBody>);
 // SAFETY (for the accesses through these impls): the islands of a stage are the
 // components of the joint graph over every body but the static stand-in, so no two share
 // a body; an island's solve reads and writes only its own bodies and reads the stand-in,
-// which no one writes (its rows skip index 0 when applying).
+// which no one writes (its rows skip index 0 when applying). Kinematic bodies are in the
+// components too (`joint::assign_blocks` joins through them), and must be: a row applies
+// its (zero) change to every body but the stand-in, a kinematic one included, so two
+// islands sharing a kinematic body would both write it.
 impl std::ops::Index<usize> for IslandBodies {
     type Output = SolverBody;
 

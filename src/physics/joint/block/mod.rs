@@ -647,6 +647,9 @@ fn eliminate_island(scratch: &mut BlockScratch, plan: IslandPlan<'_>, n: usize) 
         pivot_row,
         ..
     } = scratch;
+    // The unchecked updates below index rows of `plan`'s ranges and of `pivots`: checked
+    // here once, so that they are below n whoever built the plan.
+    assert!(plan.rows_within(n), "an island's rows outside its {n} rows");
     x[..n].fill(0.0);
     skipped[..n].fill(false);
     pivots.clear();
@@ -714,9 +717,9 @@ fn eliminate_island(scratch: &mut BlockScratch, plan: IslandPlan<'_>, n: usize) 
                     for (&j, &kpj) in update.iter().zip(pivot_row.iter()) {
                         debug_assert!((j as usize) < n);
                         // SAFETY: `update` holds rows of the island, each below n (its
-                        // joints' rows from the plan, and the pivot order of them), and
-                        // `row` has n entries. (A checked index would be a tenth of the
-                        // elimination's instructions.)
+                        // joints' rows from the plan, asserted within n above, and the
+                        // pivot order of them, 0..n), and `row` has n entries. (A checked
+                        // index would be a tenth of the elimination's instructions.)
                         unsafe { *row.get_unchecked_mut(j as usize) -= f * kpj };
                     }
                     if solve_rhs {

@@ -48,6 +48,13 @@ impl IslandPlan<'_> {
         &self.later[self.starts[r] as usize..self.starts[r + 1] as usize]
     }
 
+    /// Whether every joint's rows lie within the island's `n` rows.
+    pub fn rows_within(&self, n: usize) -> bool {
+        self.ranges
+            .iter()
+            .all(|&(start, end)| start <= end && end as usize <= n)
+    }
+
     /// The rows of the joint at place `joint` of the island.
     pub fn rows(&self, joint: u32) -> std::ops::Range<usize> {
         let (start, end) = self.ranges[joint as usize];

@@ -34,7 +34,9 @@ pub(crate) struct JointConstraint {
     pub b: u32,
     /// The group that solves it.
     pub group: u32,
-    /// Anchors relative to the centres of mass, in the bodies' frames at the step's start.
+    /// Anchors relative to the centres of mass, in world axes at the step's start (the
+    /// bodies' local arms turned by `rotation_a`, `rotation_b`): a sub-step turns them on by
+    /// its bodies' delta rotations (`parts::side`).
     pub arm_a: Vec3,
     pub arm_b: Vec3,
     /// Centres of mass and rotations at the step's start.
@@ -675,7 +677,7 @@ impl World {
         let prepare = |k: usize| {
             let (joint, a, b, ia, ib, group) = kept(k)?;
             let frame = |body: Option<&super::super::body::Body>, local: Vec3| match body {
-                Some(b) => (b.center, b.rotation, local - b.local_center),
+                Some(b) => (b.center, b.rotation, b.rotation * (local - b.local_center)),
                 None => (Vec3::ZERO, Quat::IDENTITY, local),
             };
             let (center_a, rotation_a, arm_a) = frame(Some(a), joint.def.local_anchor_a);

@@ -319,11 +319,13 @@ pub(super) fn point_rows<B: JointBodies + ?Sized>(
     step: &SubStep,
 ) {
     let Anchors { d, ra, rb } = *anchors;
-    let (body_a, body_b) = (bodies[c.a as usize], bodies[c.b as usize]);
-    let k = Mat3::from_diagonal(c.inv_mass_a + c.inv_mass_b)
-        + arm_mass(body_a.inv_inertia, ra)
-        + arm_mass(body_b.inv_inertia, rb);
-    let relative = point_velocity(&body_b, rb) - point_velocity(&body_a, ra);
+    let (k, relative) = {
+        let (body_a, body_b) = (&bodies[c.a as usize], &bodies[c.b as usize]);
+        let k = Mat3::from_diagonal(c.inv_mass_a + c.inv_mass_b)
+            + arm_mass(body_a.inv_inertia, ra)
+            + arm_mass(body_b.inv_inertia, rb);
+        (k, point_velocity(body_b, rb) - point_velocity(body_a, ra))
+    };
     let p = if step.biased() {
         let (mass_scale, impulse_scale) = scales(&step.soft);
         -mass_scale * solve_symmetric(k, relative + step.soft.bias_rate * d)

@@ -574,7 +574,7 @@ mod tests {
             let n = Vec3::Y;
             let fast = box_push((ha, hb), b_in_a.translation, &rot, n);
             let (view_a, view_b) = (PolyView::cuboid(ha), PolyView::cuboid(hb));
-            let (exact, _, _) = push_along(&view_a, &view_b, &b_in_a, n);
+            let (exact, _, _) = push_along(&view_a, &view_b, &b_in_a, n, &mut Vec::new());
             assert!(
                 (fast - exact).abs() < 1e-5,
                 "{fast} vs {exact}: {ha} {hb} {b_in_a:?}"

@@ -106,6 +106,8 @@ pub struct Scratch {
     pub(crate) clipped: Vec<clip::ClipVertex>,
     pub(crate) points: Vec<ManifoldPoint>,
     pub(crate) epa: epa::EpaScratch,
+    /// The polytope SAT's edges of B as its Minkowski face test reads them.
+    pub(crate) arcs: Vec<[Vec3; 3]>,
 }
 
 /// Does this pair of kinds need swapping so the first one is the smaller kind?

@@ -251,30 +251,43 @@ fn query_faces(a: &PolyView, b: &PolyView, b_in_a: &Isometry, margin: f32) -> (f
 }
 
 /// Gregorius's Minkowski face test: do the Gauss-map arcs a→b and c→d cross?
-/// (a, b: normals of the faces at an edge of A; c, d: the negated normals at an edge of B.)
-fn is_minkowski_face(a: Vec3, b: Vec3, c: Vec3, d: Vec3) -> bool {
-    let bxa = b.cross(a);
-    let dxc = d.cross(c);
+/// (a, b: normals of the faces at an edge of A, `bxa` = b × a; c, d: the negated normals at
+/// an edge of B, `dxc` = d × c; the crosses are each edge's own, made once per edge.)
+fn is_minkowski_face((a, b, bxa): (Vec3, Vec3, Vec3), (c, d, dxc): (Vec3, Vec3, Vec3)) -> bool {
     let cba = c.dot(bxa);
     let dba = d.dot(bxa);
+    // c and d on one side of A's arc's plane: no crossing, whatever B's arc does (most
+    // pairs end here, before the other two products).
+    let splits_a = cba * dba < 0.0;
+    if !splits_a {
+        return false;
+    }
     let adc = a.dot(dxc);
     let bdc = b.dot(dxc);
-    cba * dba < 0.0 && adc * bdc < 0.0 && cba * bdc > 0.0
+    adc * bdc < 0.0 && cba * bdc > 0.0
 }
 
 /// Calls `visit(axis, (pa, qa), (pb, qb), half-edge of A, half-edge of B)` for every edge
 /// pair that builds a face of the Minkowski difference, with the edges in A's frame and the
 /// unit axis `e_a × e_b` pointing out of A. Parallel pairs are skipped (a face axis covers
-/// them). Stops when `visit` returns true.
+/// them). Stops when `visit` returns true. `arcs` is room for B's edges as the face test
+/// reads them (their faces' negated normals turned into A's frame once, not once per pair).
 fn for_each_minkowski_edge_pair(
     a: &PolyView,
     b: &PolyView,
     b_in_a: &Isometry,
+    arcs: &mut Vec<[Vec3; 3]>,
     mut visit: impl FnMut(Vec3, (Vec3, Vec3), (Vec3, Vec3), u16, u16) -> bool,
 ) {
     let center_a = a.interior_point();
     let edges_a = &a.hull.edges;
     let edges_b = &b.hull.edges;
+    arcs.clear();
+    arcs.extend(edges_b.chunks_exact(2).map(|pair| {
+        let normal = |f: u16| -b_in_a.transform_vector(b.face_normal(f as usize));
+        let (c, d) = (normal(pair[0].face), normal(pair[1].face));
+        [c, d, d.cross(c)]
+    }));
     for ea in (0..edges_a.len()).step_by(2) {
         let (e1, e2) = (edges_a[ea], edges_a[ea + 1]);
         let (pa, qa) = (a.vertex(e1.origin), a.vertex(e2.origin));
@@ -282,14 +295,13 @@ fn for_each_minkowski_edge_pair(
             a.face_normal(e1.face as usize),
             a.face_normal(e2.face as usize),
         );
+        let arc_a = (u1, u2, u2.cross(u1));
         let dir_a = qa - pa;
-        for eb in (0..edges_b.len()).step_by(2) {
-            let (f1, f2) = (edges_b[eb], edges_b[eb + 1]);
-            let v1 = b_in_a.transform_vector(b.face_normal(f1.face as usize));
-            let v2 = b_in_a.transform_vector(b.face_normal(f2.face as usize));
-            if !is_minkowski_face(u1, u2, -v1, -v2) {
+        for (eb, &[c, d, dxc]) in (0..edges_b.len()).step_by(2).zip(arcs.iter()) {
+            if !is_minkowski_face(arc_a, (c, d, dxc)) {
                 continue;
             }
+            let (f1, f2) = (edges_b[eb], edges_b[eb + 1]);
             let pb = b_in_a.transform_point(b.vertex(f1.origin));
             let qb = b_in_a.transform_point(b.vertex(f2.origin));
             let axis = dir_a.cross(qb - pb);
@@ -315,9 +327,10 @@ fn query_edges(
     b: &PolyView,
     b_in_a: &Isometry,
     margin: f32,
+    arcs: &mut Vec<[Vec3; 3]>,
 ) -> (f32, u16, u16, Vec3) {
     let mut best = (f32::MIN, 0u16, 0u16, Vec3::ZERO);
-    for_each_minkowski_edge_pair(a, b, b_in_a, |axis, (pa, _), (pb, _), ea, eb| {
+    for_each_minkowski_edge_pair(a, b, b_in_a, arcs, |axis, (pa, _), (pb, _), ea, eb| {
         let separation = axis.dot(pb - pa);
         if separation > best.0 {
             best = (separation, ea, eb, axis);
@@ -343,6 +356,7 @@ pub(super) fn push_along(
     b: &PolyView,
     b_in_a: &Isometry,
     n: Vec3,
+    arcs: &mut Vec<[Vec3; 3]>,
 ) -> (f32, Vec3, Vec3) {
     // Axes this close to perpendicular to n bound the push by more than any shape here.
     const MIN_COSINE: f32 = 1.0e-4;
@@ -372,7 +386,7 @@ pub(super) fn push_along(
             }
         }
     }
-    for_each_minkowski_edge_pair(a, b, b_in_a, |l, (pa, qa), (pb, qb), _, _| {
+    for_each_minkowski_edge_pair(a, b, b_in_a, arcs, |l, (pa, qa), (pb, qb), _, _| {
         let cos = n.dot(l);
         if cos > MIN_COSINE {
             let t = l.dot(pa - pb) / cos;
@@ -501,7 +515,7 @@ pub(super) fn finish_face_contact(
     let deepest_overlap = d - n.dot(deepest_point);
     let deeper = |push: f32| push > deepest_kept + CLIPPED_DEEPEST_TOLERANCE;
     if !scratch.points.is_empty() && deeper(deepest_overlap) && deeper(push_bound()) {
-        let (push, point_a, point_b) = push_along(reference, inc, inc_in_ref, n);
+        let (push, point_a, point_b) = push_along(reference, inc, inc_in_ref, n, &mut scratch.arcs);
         if deeper(push) {
             scratch.points.push(ManifoldPoint {
                 point_a,
@@ -608,7 +622,7 @@ pub fn polytope_polytope(
         out.gap = face_b.0;
         return;
     }
-    let edge = query_edges(a, b, b_in_a, margin);
+    let edge = query_edges(a, b, b_in_a, margin, &mut scratch.arcs);
     if edge.0 > margin {
         out.gap = edge.0;
         return;

@@ -106,8 +106,8 @@ pub struct Scratch {
     pub(crate) clipped: Vec<clip::ClipVertex>,
     pub(crate) points: Vec<ManifoldPoint>,
     pub(crate) epa: epa::EpaScratch,
-    /// The polytope SAT's edges of B as its Minkowski face test reads them.
-    pub(crate) arcs: Vec<[Vec3; 3]>,
+    /// The polytope SAT's edges of B as its Minkowski face test reads them, four a group.
+    pub(crate) arcs: Vec<[crate::physics::solver::simd::Vec3x4; 3]>,
 }
 
 /// Does this pair of kinds need swapping so the first one is the smaller kind?

@@ -35,6 +35,7 @@ use crate::physics::constants::{
 };
 use crate::physics::math::{Isometry, Vec3};
 use crate::physics::shape::{ConvexHull, SupportMap};
+use crate::physics::solver::simd::{f32x4, Vec3x4, LANES};
 
 /// The unit cube hull (half extents 1), scaled per box by [`PolyView::cuboid`].
 fn unit_cube() -> &'static ConvexHull {
@@ -250,44 +251,49 @@ fn query_faces(a: &PolyView, b: &PolyView, b_in_a: &Isometry, margin: f32) -> (f
     best
 }
 
-/// Gregorius's Minkowski face test: do the Gauss-map arcs a→b and c→d cross?
-/// (a, b: normals of the faces at an edge of A, `bxa` = b × a; c, d: the negated normals at
-/// an edge of B, `dxc` = d × c; the crosses are each edge's own, made once per edge.)
-fn is_minkowski_face((a, b, bxa): (Vec3, Vec3, Vec3), (c, d, dxc): (Vec3, Vec3, Vec3)) -> bool {
+/// Gregorius's Minkowski face test for one edge of A against four of B: do the Gauss-map
+/// arcs a→b and c→d cross? (a, b: normals of the faces at A's edge, `bxa` = b × a, in
+/// every lane; c, d: the negated normals at each of B's edges, `dxc` = d × c.) The lanes
+/// whose arcs cross, as bits. Each lane computes what the scalar products would (exact
+/// operations in the same order, `solver::simd`); a lane of zeros never crosses.
+#[inline]
+fn minkowski_faces((a, b, bxa): (Vec3x4, Vec3x4, Vec3x4), [c, d, dxc]: &[Vec3x4; 3]) -> u32 {
     let cba = c.dot(bxa);
     let dba = d.dot(bxa);
-    // c and d on one side of A's arc's plane: no crossing, whatever B's arc does (most
-    // pairs end here, before the other two products).
-    let splits_a = cba * dba < 0.0;
-    if !splits_a {
-        return false;
-    }
-    let adc = a.dot(dxc);
-    let bdc = b.dot(dxc);
-    adc * bdc < 0.0 && cba * bdc > 0.0
+    let adc = dxc.dot(a);
+    let bdc = dxc.dot(b);
+    let zero = f32x4::ZERO;
+    ((cba * dba).simd_lt(zero) & (adc * bdc).simd_lt(zero) & (cba * bdc).simd_gt(zero)).to_bitmask()
 }
 
 /// Calls `visit(axis, (pa, qa), (pb, qb), half-edge of A, half-edge of B)` for every edge
 /// pair that builds a face of the Minkowski difference, with the edges in A's frame and the
 /// unit axis `e_a × e_b` pointing out of A. Parallel pairs are skipped (a face axis covers
 /// them). Stops when `visit` returns true. `arcs` is room for B's edges as the face test
-/// reads them (their faces' negated normals turned into A's frame once, not once per pair).
+/// reads them, four to a group (their faces' negated normals turned into A's frame once,
+/// not once per pair; the last group's spare lanes zero).
 fn for_each_minkowski_edge_pair(
     a: &PolyView,
     b: &PolyView,
     b_in_a: &Isometry,
-    arcs: &mut Vec<[Vec3; 3]>,
+    arcs: &mut Vec<[Vec3x4; 3]>,
     mut visit: impl FnMut(Vec3, (Vec3, Vec3), (Vec3, Vec3), u16, u16) -> bool,
 ) {
     let center_a = a.interior_point();
     let edges_a = &a.hull.edges;
     let edges_b = &b.hull.edges;
     arcs.clear();
-    arcs.extend(edges_b.chunks_exact(2).map(|pair| {
-        let normal = |f: u16| -b_in_a.transform_vector(b.face_normal(f as usize));
-        let (c, d) = (normal(pair[0].face), normal(pair[1].face));
-        [c, d, d.cross(c)]
-    }));
+    for group in edges_b.chunks(2 * LANES) {
+        let mut arc = [Vec3x4::ZERO; 3];
+        for (l, pair) in group.chunks_exact(2).enumerate() {
+            let normal = |f: u16| -b_in_a.transform_vector(b.face_normal(f as usize));
+            let (c, d) = (normal(pair[0].face), normal(pair[1].face));
+            for (lanes, v) in arc.iter_mut().zip([c, d, d.cross(c)]) {
+                lanes.set_lane(l, v);
+            }
+        }
+        arcs.push(arc);
+    }
     for ea in (0..edges_a.len()).step_by(2) {
         let (e1, e2) = (edges_a[ea], edges_a[ea + 1]);
         let (pa, qa) = (a.vertex(e1.origin), a.vertex(e2.origin));
@@ -295,26 +301,33 @@ fn for_each_minkowski_edge_pair(
             a.face_normal(e1.face as usize),
             a.face_normal(e2.face as usize),
         );
-        let arc_a = (u1, u2, u2.cross(u1));
+        let arc_a = (
+            Vec3x4::splat(u1),
+            Vec3x4::splat(u2),
+            Vec3x4::splat(u2.cross(u1)),
+        );
         let dir_a = qa - pa;
-        for (eb, &[c, d, dxc]) in (0..edges_b.len()).step_by(2).zip(arcs.iter()) {
-            if !is_minkowski_face(arc_a, (c, d, dxc)) {
-                continue;
-            }
-            let (f1, f2) = (edges_b[eb], edges_b[eb + 1]);
-            let pb = b_in_a.transform_point(b.vertex(f1.origin));
-            let qb = b_in_a.transform_point(b.vertex(f2.origin));
-            let axis = dir_a.cross(qb - pb);
-            let len = axis.length();
-            if len < SAT_PARALLEL_SINE * (dir_a.length() * (qb - pb).length()).max(1e-12) {
-                continue;
-            }
-            let mut axis = axis / len;
-            if axis.dot(pa - center_a) < 0.0 {
-                axis = -axis;
-            }
-            if visit(axis, (pa, qa), (pb, qb), ea as u16, eb as u16) {
-                return;
+        for (g, arc) in arcs.iter().enumerate() {
+            let mut crossing = minkowski_faces(arc_a, arc);
+            // The crossing lanes in order: the pairs in the order of B's edges.
+            while crossing != 0 {
+                let eb = 2 * (LANES * g + crossing.trailing_zeros() as usize);
+                crossing &= crossing - 1;
+                let (f1, f2) = (edges_b[eb], edges_b[eb + 1]);
+                let pb = b_in_a.transform_point(b.vertex(f1.origin));
+                let qb = b_in_a.transform_point(b.vertex(f2.origin));
+                let axis = dir_a.cross(qb - pb);
+                let len = axis.length();
+                if len < SAT_PARALLEL_SINE * (dir_a.length() * (qb - pb).length()).max(1e-12) {
+                    continue;
+                }
+                let mut axis = axis / len;
+                if axis.dot(pa - center_a) < 0.0 {
+                    axis = -axis;
+                }
+                if visit(axis, (pa, qa), (pb, qb), ea as u16, eb as u16) {
+                    return;
+                }
             }
         }
     }
@@ -327,7 +340,7 @@ fn query_edges(
     b: &PolyView,
     b_in_a: &Isometry,
     margin: f32,
-    arcs: &mut Vec<[Vec3; 3]>,
+    arcs: &mut Vec<[Vec3x4; 3]>,
 ) -> (f32, u16, u16, Vec3) {
     let mut best = (f32::MIN, 0u16, 0u16, Vec3::ZERO);
     for_each_minkowski_edge_pair(a, b, b_in_a, arcs, |axis, (pa, _), (pb, _), ea, eb| {
@@ -356,7 +369,7 @@ pub(super) fn push_along(
     b: &PolyView,
     b_in_a: &Isometry,
     n: Vec3,
-    arcs: &mut Vec<[Vec3; 3]>,
+    arcs: &mut Vec<[Vec3x4; 3]>,
 ) -> (f32, Vec3, Vec3) {
     // Axes this close to perpendicular to n bound the push by more than any shape here.
     const MIN_COSINE: f32 = 1.0e-4;

@@ -35,6 +35,7 @@ use std::fmt;
 use crate::physics::aabb::Aabb;
 use crate::physics::constants::{HULL_MIN_THICKNESS_RELATIVE, HULL_TOLERANCE_RELATIVE};
 use crate::physics::math::Vec3;
+use crate::physics::solver::simd::{f32x4, Vec3x4, LANES};
 use merge::{assemble, merged_hull};
 use quickhull::{quickhull, Cloud};
 
@@ -253,8 +254,47 @@ impl ConvexHull {
         }
     }
 
-    /// Support by trying every vertex.
+    /// Support by trying every vertex: the first vertex of the largest `dir`·v (0 when
+    /// no product beats −∞). Four vertices at a time, lane l taking vertices l, l + 4, …
+    /// (each lane's products the scalar's bits, `solver::simd`), then the lanes' best
+    /// compared, the lower index winning a tie, then the last few one by one: the vertex
+    /// the scalar search in order would return ([`Self::support_in_order`]).
     fn support_brute_force(&self, dir: Vec3) -> usize {
+        let vertices = &self.vertices;
+        let groups = vertices.chunks_exact(LANES);
+        let rest = groups.remainder();
+        let dir4 = Vec3x4::splat(dir);
+        let mut best4 = f32x4::splat(f32::NEG_INFINITY);
+        let mut index4 = f32x4::ZERO;
+        // Vertex indices as f32: exact, at most MAX_HULL_POINTS.
+        let mut at = f32x4::new([0.0, 1.0, 2.0, 3.0]);
+        for group in groups {
+            let d = dir4.dot(Vec3x4::gather([group[0], group[1], group[2], group[3]]));
+            let better = d.simd_gt(best4);
+            best4 = better.select(d, best4);
+            index4 = better.select(at, index4);
+            at += f32x4::splat(LANES as f32);
+        }
+        let (mut best, mut best_dot) = (0, f32::NEG_INFINITY);
+        for (&d, &i) in best4.as_array().iter().zip(index4.as_array()) {
+            let i = i as usize;
+            if d > best_dot || (d == best_dot && d > f32::NEG_INFINITY && i < best) {
+                (best, best_dot) = (i, d);
+            }
+        }
+        let first = vertices.len() - rest.len();
+        for (i, v) in rest.iter().enumerate() {
+            let d = dir.dot(*v);
+            if d > best_dot {
+                (best, best_dot) = (first + i, d);
+            }
+        }
+        best
+    }
+
+    /// [`Self::support_brute_force`] one vertex at a time, in order.
+    #[cfg(test)]
+    fn support_in_order(&self, dir: Vec3) -> usize {
         let mut best = 0;
         let mut best_dot = f32::NEG_INFINITY;
         for (i, v) in self.vertices.iter().enumerate() {

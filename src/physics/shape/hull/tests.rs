@@ -719,3 +719,41 @@ fn triangle_fallback_is_a_valid_hull_too() {
         (8, 12, 36)
     );
 }
+
+/// The four-lane search returns the vertex the search in order does, index for index: on
+/// random hulls of 4 to 40 points (every remainder of four), in random directions, along
+/// the axes of a cube (four vertices tie at each maximum: the first must win), and for
+/// zero, infinite and NaN directions.
+#[test]
+fn the_four_lane_support_is_the_first_best_vertex() {
+    let mut rng = Lcg(11);
+    let cube = ConvexHull::cuboid(Vec3::splat(0.5));
+    for axis in [
+        Vec3::X,
+        Vec3::Y,
+        Vec3::Z,
+        -Vec3::X,
+        -Vec3::Y,
+        -Vec3::Z,
+        Vec3::ONE,
+    ] {
+        assert_eq!(cube.support_brute_force(axis), cube.support_in_order(axis));
+    }
+    for n in 4..=40 {
+        let points: Vec<Vec3> = (0..n).map(|_| rng.on_sphere()).collect();
+        let hull = ConvexHull::new(&points).unwrap();
+        let odd = [
+            Vec3::ZERO,
+            Vec3::NAN,
+            Vec3::INFINITY,
+            Vec3::new(f32::NEG_INFINITY, 0.0, 1.0),
+        ];
+        for dir in (0..50).map(|_| rng.in_cube()).chain(odd) {
+            assert_eq!(
+                hull.support_brute_force(dir),
+                hull.support_in_order(dir),
+                "{n} points, direction {dir}"
+            );
+        }
+    }
+}

@@ -399,19 +399,24 @@ pub(super) fn motor_impulse(old: f32, rate: f32, k: f32, max: f32) -> f32 {
 mod tests {
     use super::*;
 
+    /// Uniform numbers in [−0.5, 0.5) from a xorshift generator started at `seed`.
+    fn uniform(mut seed: u64) -> impl FnMut() -> f64 {
+        move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+        }
+    }
+
     /// [`solve_symmetric`] against the pivoted elimination it stands in for: random
     /// K = Aᵀ·A (positive definite, conditions up to 10⁵), the same x to 10⁻⁶ (both solve
     /// in f64 and round to f32); and where K is singular along a direction (a locked axis)
     /// or nearly so, no push along it.
     #[test]
     fn the_three_by_three_solve_matches_the_elimination() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut random = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 11) as f32 / (1u64 << 53) as f32 - 0.5
-        };
+        let mut uniform = uniform(0x9e37_79b9_7f4a_7c15);
+        let mut random = move || uniform() as f32;
         for case in 0..200 {
             let mut column = || Vec3::new(random(), random(), random());
             let a = Mat3::from_cols(column(), column(), column());
@@ -457,13 +462,7 @@ mod tests {
     /// |r|²·𝟙 − r·rᵀ.
     #[test]
     fn the_arm_mass_matches_the_skew_products() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut random = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 11) as f64 / (1u64 << 53) as f64 - 0.5
-        };
+        let mut random = uniform(0x2545_f491_4f6c_dd1d);
         for case in 0..200 {
             let a = glam::DMat3::from_cols_array(&std::array::from_fn(|_| random()));
             let m = a.transpose() * a;

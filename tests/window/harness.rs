@@ -280,6 +280,18 @@ pub fn click(frame: u32, (x, y): (f32, f32)) -> [String; 3] {
     ]
 }
 
+/// Loads `path` by the panel's Load field on frames 3–16 of a [`layout`]: clicks the field
+/// (it reads "scenes/"), erases it, types the path and clicks Load.
+pub fn load_by_path(panel: &serde_json::Value, path: &Path) -> Vec<String> {
+    let mut events = click(3, widget(panel, "load path", 0.9)).to_vec();
+    for k in 0..7 {
+        events.push(at(6 + k, "Key(\"Backspace\")"));
+    }
+    events.push(at(13, &format!("Text({:?})", path.display().to_string())));
+    events.extend(click(14, widget(panel, "load", 0.5)));
+    events
+}
+
 /// Clicks a number field at `at_xy`, selects all its text (Ctrl+A), types `text` and
 /// presses Enter. (A click alone puts the cursor where it lands: in a field showing a value
 /// like -2.3e-11 to full precision, "1e9" would go into the middle of its digits.)

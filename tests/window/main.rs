@@ -187,16 +187,10 @@ fn load_on_a_broken_file_keeps_the_scene_running_and_shows_the_error() {
         "Scene(bodies: [(name: \"x\", colliders: [(shape: Sphere(radius: -1.0))])])\n",
     )
     .unwrap();
-    // Click the load path field (it reads "scenes/"), erase it, type the path, click Load.
     let Some(panel) = layout("load", "scenes/stack.ron", false) else {
         return;
     };
-    let mut events = click(3, widget(&panel, "load path", 0.9)).to_vec();
-    for k in 0..7 {
-        events.push(at(6 + k, "Key(\"Backspace\")"));
-    }
-    events.push(at(13, &format!("Text({:?})", broken.display().to_string())));
-    events.extend(click(14, widget(&panel, "load", 0.5)));
+    let events = load_by_path(&panel, &broken);
     let Some(state) = scripted("load", "scenes/stack.ron", &events, 60, &[]) else {
         return;
     };
@@ -224,15 +218,7 @@ fn a_scene_from_outside_the_list_leaves_the_scene_groups_as_they_were() {
     let Some(panel) = layout("outside", "scenes/stack.ron", false) else {
         return;
     };
-    let mut events = click(3, widget(&panel, "load path", 0.9)).to_vec();
-    for k in 0..7 {
-        events.push(at(6 + k, "Key(\"Backspace\")"));
-    }
-    events.push(at(
-        13,
-        &format!("Text({:?})", outside.display().to_string()),
-    ));
-    events.extend(click(14, widget(&panel, "load", 0.5)));
+    let events = load_by_path(&panel, &outside);
     // 40 frames after the click: any collapsing header's animation (0.1 s) has ended.
     let Some(state) = scripted("outside", "scenes/stack.ron", &events, 56, &[]) else {
         return;

@@ -27,10 +27,9 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::super::constants::MAX_JOINT_MOBILITY_RATIO;
-use super::super::math::{Mat3, Vec3};
+use super::super::math::{skew, Mat3, Vec3};
 use super::super::solver::crew::for_each_block;
 use super::super::world::World;
-use super::parts::skew;
 use glam::DMat3;
 
 /// Joints per block of the quick test ([`World::bound_jointed_mobility`]): some tens of

@@ -9,7 +9,7 @@
 
 use std::ops::{Index, IndexMut};
 
-use super::super::math::{Mat3, Vec3};
+use super::super::math::{skew, Mat3, Vec3};
 use super::super::solver::{Softness, SolverBody};
 use super::block::{self, Row, Slot};
 use super::{JointConstraint, JointPass, JOINT_DAMPING_RATIO, JOINT_HERTZ};
@@ -209,15 +209,6 @@ pub(super) fn apply_angular<B: JointBodies + ?Sized>(bodies: &mut B, c: &JointCo
         let b = &mut bodies[c.b as usize];
         b.angular_velocity += b.inv_inertia * l;
     }
-}
-
-/// The skew matrix of `v`: \[v\]×·x = v × x.
-pub(super) fn skew(v: Vec3) -> Mat3 {
-    Mat3::from_cols(
-        Vec3::new(0.0, v.z, -v.y),
-        Vec3::new(-v.z, 0.0, v.x),
-        Vec3::new(v.y, -v.x, 0.0),
-    )
 }
 
 /// −\[r\]×·M·\[r\]× for a symmetric M (an inverse inertia), the arm's part of a point's

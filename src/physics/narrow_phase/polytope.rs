@@ -283,10 +283,10 @@ fn for_each_minkowski_edge_pair(
     let edges_a = &a.hull.edges;
     let edges_b = &b.hull.edges;
     arcs.clear();
+    let normal = |f: u16| -b_in_a.transform_vector(b.face_normal(f as usize));
     for group in edges_b.chunks(2 * LANES) {
         let mut arc = [Vec3x4::ZERO; 3];
         for (l, pair) in group.chunks_exact(2).enumerate() {
-            let normal = |f: u16| -b_in_a.transform_vector(b.face_normal(f as usize));
             let (c, d) = (normal(pair[0].face), normal(pair[1].face));
             for (lanes, v) in arc.iter_mut().zip([c, d, d.cross(c)]) {
                 lanes.set_lane(l, v);

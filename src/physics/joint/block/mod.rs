@@ -715,7 +715,6 @@ fn eliminate_island(scratch: &mut BlockScratch, plan: IslandPlan<'_>, n: usize) 
                     }
                     let row = &mut matrix[i * n..(i + 1) * n];
                     for (&j, &kpj) in update.iter().zip(pivot_row.iter()) {
-                        debug_assert!((j as usize) < n);
                         // SAFETY: `update` holds rows of the island, each below n (its
                         // joints' rows from the plan, asserted within n above, and the
                         // pivot order of them, 0..n), and `row` has n entries. (A checked

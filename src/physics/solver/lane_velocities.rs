@@ -5,6 +5,7 @@
 use super::body::SolverBody;
 use super::lanes::ConstraintLanes;
 use super::simd::{f32x4, Quatx4, Vec3x4, LANES};
+use crate::physics::math::Quat;
 
 /// Where a pass reads and writes the solver bodies: the array itself, or a view of it
 /// shared by the workers of a colour, whose writers never touch the same body (`group.rs`).
@@ -38,10 +39,13 @@ pub(super) struct Velocities {
 }
 
 impl Velocities {
-    #[inline]
+    /// Always inlined, and the lanes' bodies named one by one: left to the compiler, the
+    /// four look-ups of `array::map` were at times an out-of-line call of their own in
+    /// every solve and warm start (4 % of pyramid20's instructions).
+    #[inline(always)]
     pub(super) fn load<B: Bodies + ?Sized>(bodies: &B, c: &ConstraintLanes) -> Velocities {
-        let (linear_a, angular_a) = gather_velocities(c.body_a.map(|i| bodies.at(i)));
-        let (linear_b, angular_b) = gather_velocities(c.body_b.map(|i| bodies.at(i)));
+        let (linear_a, angular_a) = gather_velocities(lane_bodies(bodies, &c.body_a));
+        let (linear_b, angular_b) = gather_velocities(lane_bodies(bodies, &c.body_b));
         Velocities {
             linear_a,
             angular_a,
@@ -130,11 +134,16 @@ pub(super) fn scatter_velocities(
 /// pyramid40 than two [`Vec3x4::gather`]s, whose rows carry a padding zero each. Stored back
 /// the same way ([`scatter_velocities`]): taking each lane's two vectors out number by number
 /// instead cost 1.1 % of pyramid20's instructions more.
-#[inline]
+#[inline(always)]
 pub(super) fn gather_velocities(bodies: [&SolverBody; LANES]) -> (Vec3x4, Vec3x4) {
-    let rows = bodies.map(SolverBody::velocity_rows);
-    let [vx, vy, vz, wx] = f32x4::transpose(rows.map(|r| r.0));
-    let [wy, wz, _, _] = f32x4::transpose(rows.map(|r| r.1));
+    let [r0, r1, r2, r3] = [
+        bodies[0].velocity_rows(),
+        bodies[1].velocity_rows(),
+        bodies[2].velocity_rows(),
+        bodies[3].velocity_rows(),
+    ];
+    let [vx, vy, vz, wx] = f32x4::transpose([r0.0, r1.0, r2.0, r3.0]);
+    let [wy, wz, _, _] = f32x4::transpose([r0.1, r1.1, r2.1, r3.1]);
     (
         Vec3x4 {
             x: vx,
@@ -147,6 +156,20 @@ pub(super) fn gather_velocities(bodies: [&SolverBody; LANES]) -> (Vec3x4, Vec3x4
             z: wz,
         },
     )
+}
+
+/// The bodies of the lanes `indices`, one look-up each (no closure left to the inliner).
+#[inline(always)]
+pub(super) fn lane_bodies<'a, B: Bodies + ?Sized>(
+    bodies: &'a B,
+    indices: &[u32; LANES],
+) -> [&'a SolverBody; LANES] {
+    [
+        bodies.at(indices[0]),
+        bodies.at(indices[1]),
+        bodies.at(indices[2]),
+        bodies.at(indices[3]),
+    ]
 }
 
 /// How the impulse arms move during the step: `c.shift`, the s below.
@@ -218,16 +241,16 @@ pub(super) struct Tracking {
 impl Tracking {
     #[inline]
     pub(super) fn current<B: Bodies + ?Sized>(c: &ConstraintLanes, bodies: &B) -> Tracking {
-        let a = c.body_a.map(|i| bodies.at(i));
-        let b = c.body_b.map(|i| bodies.at(i));
+        let a = lane_bodies(bodies, &c.body_a);
+        let b = lane_bodies(bodies, &c.body_b);
         let moved = relative_motion(c, bodies);
         let normal = c.normal;
         let turned = |q: Quatx4| q.inverse_rotate(normal) - normal;
         Tracking {
             moved,
             shared: normal.dot(moved),
-            turned_a: turned(Quatx4::gather(a.map(|s| s.delta_rotation))),
-            turned_b: turned(Quatx4::gather(b.map(|s| s.delta_rotation))),
+            turned_a: turned(Quatx4::gather(delta_rotations(a))),
+            turned_b: turned(Quatx4::gather(delta_rotations(b))),
         }
     }
 
@@ -237,9 +260,28 @@ impl Tracking {
     }
 }
 
+/// The lanes' bodies' rotations since the step start.
+#[inline(always)]
+fn delta_rotations([b0, b1, b2, b3]: [&SolverBody; LANES]) -> [Quat; LANES] {
+    [
+        b0.delta_rotation,
+        b1.delta_rotation,
+        b2.delta_rotation,
+        b3.delta_rotation,
+    ]
+}
+
 /// Δx_b − Δx_a of every lane's bodies since the step start.
 #[inline]
 pub(super) fn relative_motion<B: Bodies + ?Sized>(c: &ConstraintLanes, bodies: &B) -> Vec3x4 {
-    let delta = |index: &[u32; LANES]| Vec3x4::gather(index.map(|i| bodies.at(i).delta_position));
+    let delta = |index: &[u32; LANES]| {
+        let [b0, b1, b2, b3] = lane_bodies(bodies, index);
+        Vec3x4::gather([
+            b0.delta_position,
+            b1.delta_position,
+            b2.delta_position,
+            b3.delta_position,
+        ])
+    };
     delta(&c.body_b) - delta(&c.body_a)
 }

@@ -21,7 +21,7 @@ use super::body::SolverBody;
 use super::constraint::{invert_or_zero, ConstraintInput, PointInput};
 use super::crew::{self, for_each_block, Shared};
 use super::group::{colour_block, solved_by_team};
-use super::lane_velocities::gather_velocities;
+use super::lane_velocities::{gather_velocities, lane_bodies};
 use super::simd::{f32x4, SymMat3x4, Vec3x4, LANES};
 use crate::physics::constants::RELAX_REGULARIZATION;
 use crate::physics::math::{orthonormal_basis, Mat3, Vec3};
@@ -283,8 +283,8 @@ impl ConstraintLanes {
         self.compliance_scale = compliance_scale;
         let warm = f32x4::new(warm);
         // Empty lanes name the static stand-in (index 0), which does not move.
-        let (linear_a, angular_a) = gather_velocities(self.body_a.map(|i| &bodies[i as usize]));
-        let (linear_b, angular_b) = gather_velocities(self.body_b.map(|i| &bodies[i as usize]));
+        let (linear_a, angular_a) = gather_velocities(lane_bodies(bodies, &self.body_a));
+        let (linear_b, angular_b) = gather_velocities(lane_bodies(bodies, &self.body_b));
         let [t0, t1] = self.tangents();
         let directions = [self.normal, t0, t1];
         // The manifold's centre: the mean of its points' anchors.

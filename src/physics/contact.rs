@@ -222,17 +222,21 @@ impl ManifoldCache {
         (normal, point_a, point_b, depth)
     }
 
-    /// The manifold now, in world space, for colliders at `pose_a` and `pose_b`: the cached
+    /// The manifold now, in world space, for colliders at `pose_a` and `pose_b`, into `out`: the cached
     /// points moved with their bodies, each depth measured again, points farther apart than
     /// `margin` left out. The points are moved four at once, each lane with the operations
     /// of the scalar transform (`simd::transform_points`), so the bits are those of moving
     /// them one by one.
-    pub(crate) fn manifold(&self, pose_a: &Isometry, pose_b: &Isometry, margin: f32) -> Manifold {
+    pub(crate) fn manifold_into(
+        &self,
+        pose_a: &Isometry,
+        pose_b: &Isometry,
+        margin: f32,
+        out: &mut Manifold,
+    ) {
         let (normal, point_a, point_b, depth) = self.moved(pose_a, pose_b);
-        let mut out = Manifold {
-            normal,
-            ..Manifold::default()
-        };
+        out.empty();
+        out.normal = normal;
         let (point_a, point_b) = (point_a.lanes(), point_b.lanes());
         for j in 0..self.count {
             if depth[j] >= -margin {
@@ -244,7 +248,6 @@ impl ManifoldCache {
                 });
             }
         }
-        out
     }
 }
 

@@ -81,6 +81,14 @@ impl Manifold {
         self.count = 0;
     }
 
+    /// Empties it as [`Manifold::default`] is (normal, count and gap; the points past the
+    /// count are never read).
+    pub(crate) fn empty(&mut self) {
+        self.normal = Vec3::ZERO;
+        self.count = 0;
+        self.gap = 0.0;
+    }
+
     /// Moves every point and the normal by `iso` (from a local frame to its parent).
     fn transform(&mut self, iso: &Isometry) {
         self.normal = iso.transform_vector(self.normal);
@@ -127,12 +135,27 @@ pub fn collide(
     margin: f32,
     scratch: &mut Scratch,
 ) -> Manifold {
-    collide_knowing(shape_a, pose_a, shape_b, pose_b, None, margin, scratch)
+    let mut manifold = Manifold::default();
+    collide_into(
+        shape_a,
+        pose_a,
+        shape_b,
+        pose_b,
+        None,
+        margin,
+        scratch,
+        &mut manifold,
+    );
+    manifold
 }
 
-/// [`collide`] given B's pose in A's frame, `pose_a.inv_mul(pose_b)`, when the caller has
-/// it already (the manifold cache's check forms it for every pair it tests).
-pub(crate) fn collide_knowing(
+/// [`collide`] written into `out`, given B's pose in A's frame, `pose_a.inv_mul(pose_b)`,
+/// when the caller has it already (the manifold cache's check forms it for every pair it
+/// tests). `out` is emptied first (normal, count and gap as [`Manifold::default`]; the
+/// points past the count are not read); the contact update keeps one manifold per piece of
+/// its work, so none is returned and moved by value (a copy of 168 bytes a pair).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn collide_into(
     shape_a: &Shape,
     pose_a: &Isometry,
     shape_b: &Shape,
@@ -140,37 +163,21 @@ pub(crate) fn collide_knowing(
     b_in_a: Option<&Isometry>,
     margin: f32,
     scratch: &mut Scratch,
-) -> Manifold {
-    let mut manifold = Manifold::default();
+    out: &mut Manifold,
+) {
+    out.empty();
     if let (Shape::Sphere { radius: ra }, Shape::Sphere { radius: rb }) = (shape_a, shape_b) {
-        sphere::sphere_sphere_world(*ra, pose_a, *rb, pose_b, margin, &mut manifold);
-        return manifold;
+        sphere::sphere_sphere_world(*ra, pose_a, *rb, pose_b, margin, out);
+        return;
     }
     if needs_swap(shape_a.kind(), shape_b.kind()) {
         let a_in_b = pose_b.inv_mul(pose_a);
-        collide_ordered(
-            shape_b,
-            pose_b,
-            shape_a,
-            &a_in_b,
-            margin,
-            scratch,
-            &mut manifold,
-        );
-        manifold.flip();
+        collide_ordered(shape_b, pose_b, shape_a, &a_in_b, margin, scratch, out);
+        out.flip();
     } else {
         let b_in_a = b_in_a.copied().unwrap_or_else(|| pose_a.inv_mul(pose_b));
-        collide_ordered(
-            shape_a,
-            pose_a,
-            shape_b,
-            &b_in_a,
-            margin,
-            scratch,
-            &mut manifold,
-        );
+        collide_ordered(shape_a, pose_a, shape_b, &b_in_a, margin, scratch, out);
     }
-    manifold
 }
 
 /// Calls the pair function for `kind(a) <= kind(b)`, B at `b_in_a` in A's frame, and moves

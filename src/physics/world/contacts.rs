@@ -11,7 +11,7 @@ use crate::physics::contact::{
 };
 use crate::physics::handle::Arena;
 use crate::physics::math::Vec3;
-use crate::physics::narrow_phase::{collide, collide_knowing, Manifold, Scratch};
+use crate::physics::narrow_phase::{collide, collide_into, Manifold, Scratch};
 use crate::physics::solver::crew::{append_in_order, for_each_block, Shared};
 use crate::physics::world::{ContactBegin, ContactEvents, ContactPair, World};
 
@@ -363,6 +363,8 @@ const NARROW_CHUNK: usize = 64;
 #[derive(Clone, Debug, Default)]
 pub(crate) struct NarrowChunk {
     narrow: Scratch,
+    /// The manifold of the pair being updated (one a piece, so none is moved by value).
+    manifold: Manifold,
     events: ContactEvents,
     to_destroy: Vec<u32>,
     to_wake: Vec<u32>,
@@ -501,10 +503,11 @@ impl NarrowEnv<'_> {
                 wake_sleeper([body_a, body_b], [active_a, active_b], [col_a, col_b], out);
                 continue;
             }
-            let manifold = match &contact.cache {
+            let manifold = &mut out.manifold;
+            match &contact.cache {
                 Some(cache) if still == Some(true) && cache.is_complete() => {
                     out.reused += 1;
-                    cache.manifold(pose_a, pose_b, margin)
+                    cache.manifold_into(pose_a, pose_b, margin, manifold);
                 }
                 cache => {
                     // The gap left if the pair is certainly still out of reach (see
@@ -514,19 +517,17 @@ impl NarrowEnv<'_> {
                         .zip(b_in_a.as_ref())
                         .and_then(|(cache, b_in_a)| cache.remaining_gap(b_in_a, margin))
                         .filter(|_| reuse_manifolds);
-                    let manifold = match apart {
+                    match apart {
                         // Still out of reach: a test would find no points.
                         Some(gap) => {
                             out.reused += 1;
-                            Manifold {
-                                gap,
-                                ..Manifold::default()
-                            }
+                            manifold.empty();
+                            manifold.gap = gap;
                         }
                         None => {
                             out.tests += 1;
                             let (shape_a, shape_b) = (&col_a.shape, &col_b.shape);
-                            collide_knowing(
+                            collide_into(
                                 shape_a,
                                 pose_a,
                                 shape_b,
@@ -534,9 +535,10 @@ impl NarrowEnv<'_> {
                                 b_in_a.as_ref(),
                                 margin,
                                 &mut out.narrow,
-                            )
+                                manifold,
+                            );
                         }
-                    };
+                    }
                     // A pair that moved past the reuse limit will most likely move again:
                     // only its pose is kept (see `ManifoldCache::pose_only`). A skipped test
                     // leaves the cache as the test would have: kept at this pose, with the
@@ -550,11 +552,10 @@ impl NarrowEnv<'_> {
                             manifold.gap,
                         )
                     } else {
-                        ManifoldCache::new(col_a, col_b, b_in_a.as_ref(), margin, &manifold)
+                        ManifoldCache::new(col_a, col_b, b_in_a.as_ref(), margin, manifold)
                     };
-                    manifold
                 }
-            };
+            }
             let was_touching = contact.touching;
             contact.update_points(manifold.normal, manifold.points());
             contact.touching = manifold.count > 0;
@@ -573,7 +574,7 @@ impl NarrowEnv<'_> {
                 match (was_touching, contact.touching) {
                     (false, true) => out.events.begin.push(ContactBegin {
                         pair,
-                        approach_speed: approach_speed(body_a, body_b, &manifold),
+                        approach_speed: approach_speed(body_a, body_b, manifold),
                     }),
                     (true, true) => out.events.persist.push(pair),
                     _ => out.events.end.push(pair),

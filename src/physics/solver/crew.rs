@@ -94,6 +94,29 @@ impl<T> Shared<T> {
         // SAFETY: in bounds; exclusive by the caller's promise.
         unsafe { &mut *self.ptr.add(index) }
     }
+
+    /// [`Shared::at`] with its bound checked in debug builds only.
+    ///
+    /// # Safety
+    /// As [`Shared::at`], and `index < self.len()`.
+    #[inline]
+    pub unsafe fn at_unchecked(&self, index: usize) -> &T {
+        debug_assert!(index < self.len, "{index} of {}", self.len);
+        // SAFETY: in bounds and no writer, by the caller's promise.
+        unsafe { &*self.ptr.add(index) }
+    }
+
+    /// [`Shared::at_mut`] with its bound checked in debug builds only.
+    ///
+    /// # Safety
+    /// As [`Shared::at_mut`], and `index < self.len()`.
+    #[inline]
+    #[allow(clippy::mut_from_ref)]
+    pub unsafe fn at_mut_unchecked(&self, index: usize) -> &mut T {
+        debug_assert!(index < self.len, "{index} of {}", self.len);
+        // SAFETY: in bounds and exclusive, by the caller's promise.
+        unsafe { &mut *self.ptr.add(index) }
+    }
 }
 
 /// Runs the stages of a group: every worker calls the same methods in the same order.

@@ -423,8 +423,14 @@ impl Bodies for Shared<SolverBody> {
     }
 
     #[inline]
-    fn at_mut(&mut self, index: u32) -> &mut SolverBody {
-        // SAFETY: see above.
-        unsafe { Shared::at_mut(self, index as usize) }
+    unsafe fn lane(&self, index: u32) -> &SolverBody {
+        // SAFETY: in bounds by the caller's promise; shared as above.
+        unsafe { Shared::at_unchecked(self, index as usize) }
+    }
+
+    #[inline]
+    unsafe fn lane_mut(&mut self, index: u32) -> &mut SolverBody {
+        // SAFETY: in bounds by the caller's promise; exclusive as above.
+        unsafe { Shared::at_mut_unchecked(self, index as usize) }
     }
 }

@@ -11,7 +11,21 @@ use crate::physics::math::Quat;
 /// shared by the workers of a colour, whose writers never touch the same body (`group.rs`).
 pub(crate) trait Bodies {
     fn at(&self, index: u32) -> &SolverBody;
-    fn at_mut(&mut self, index: u32) -> &mut SolverBody;
+    /// Body `index` of a lane group, its bound checked in debug builds only: the loads
+    /// and stores of every pass are the solve's innermost work (checking each of their 16
+    /// indices was 2–3 % of a sphere pile's instructions).
+    ///
+    /// # Safety
+    /// `index` is one of the body indices of a [`ConstraintLanes`] prepared this step
+    /// against these solver bodies: `ConstraintLanes::prepare` resets a group to the
+    /// stand-in (0) and then reads both bodies of each lane through a checked index into
+    /// the same array, which nothing resizes until the solve is done.
+    unsafe fn lane(&self, index: u32) -> &SolverBody;
+    /// [`Bodies::lane`], to write.
+    ///
+    /// # Safety
+    /// As [`Bodies::lane`].
+    unsafe fn lane_mut(&mut self, index: u32) -> &mut SolverBody;
 }
 
 impl Bodies for [SolverBody] {
@@ -21,8 +35,17 @@ impl Bodies for [SolverBody] {
     }
 
     #[inline]
-    fn at_mut(&mut self, index: u32) -> &mut SolverBody {
-        &mut self[index as usize]
+    unsafe fn lane(&self, index: u32) -> &SolverBody {
+        debug_assert!((index as usize) < self.len());
+        // SAFETY: in bounds by the caller's promise.
+        unsafe { self.get_unchecked(index as usize) }
+    }
+
+    #[inline]
+    unsafe fn lane_mut(&mut self, index: u32) -> &mut SolverBody {
+        debug_assert!((index as usize) < self.len());
+        // SAFETY: in bounds by the caller's promise.
+        unsafe { self.get_unchecked_mut(index as usize) }
     }
 }
 
@@ -44,8 +67,15 @@ impl Velocities {
     /// every solve and warm start (4 % of pyramid20's instructions).
     #[inline(always)]
     pub(super) fn load<B: Bodies + ?Sized>(bodies: &B, c: &ConstraintLanes) -> Velocities {
-        let (linear_a, angular_a) = gather_velocities(lane_bodies(bodies, &c.body_a));
-        let (linear_b, angular_b) = gather_velocities(lane_bodies(bodies, &c.body_b));
+        // SAFETY: the group's own body indices.
+        let (a, b) = unsafe {
+            (
+                lane_bodies(bodies, &c.body_a),
+                lane_bodies(bodies, &c.body_b),
+            )
+        };
+        let (linear_a, angular_a) = gather_velocities(a);
+        let (linear_b, angular_b) = gather_velocities(b);
         Velocities {
             linear_a,
             angular_a,
@@ -68,18 +98,22 @@ impl Velocities {
         if (c.inv_mass_a.simd_gt(zero) & c.inv_mass_b.simd_gt(zero)).all() {
             // Every body of the group can move (most groups): no test per lane.
             for l in 0..LANES {
-                bodies.at_mut(c.body_a[l]).set_velocity_rows(a.0[l], a.1[l]);
-                bodies.at_mut(c.body_b[l]).set_velocity_rows(b.0[l], b.1[l]);
+                // SAFETY: the group's own body index (`Bodies::lane`).
+                unsafe { put_rows(bodies, c.body_a[l], &a, l) };
+                // SAFETY: the group's own body index (`Bodies::lane`).
+                unsafe { put_rows(bodies, c.body_b[l], &b, l) };
             }
             return;
         }
         let (mass_a, mass_b) = (c.inv_mass_a.to_array(), c.inv_mass_b.to_array());
         for l in 0..LANES {
             if mass_a[l] > 0.0 {
-                bodies.at_mut(c.body_a[l]).set_velocity_rows(a.0[l], a.1[l]);
+                // SAFETY: the group's own body index (`Bodies::lane`).
+                unsafe { put_rows(bodies, c.body_a[l], &a, l) };
             }
             if mass_b[l] > 0.0 {
-                bodies.at_mut(c.body_b[l]).set_velocity_rows(b.0[l], b.1[l]);
+                // SAFETY: the group's own body index (`Bodies::lane`).
+                unsafe { put_rows(bodies, c.body_b[l], &b, l) };
             }
         }
     }
@@ -158,18 +192,39 @@ pub(super) fn gather_velocities(bodies: [&SolverBody; LANES]) -> (Vec3x4, Vec3x4
     )
 }
 
-/// The bodies of the lanes `indices`, one look-up each (no closure left to the inliner).
+/// Lane `l` of `rows` (as [`scatter_velocities`] gives them) into body `index`.
+///
+/// # Safety
+/// As [`Bodies::lane`].
 #[inline(always)]
-pub(super) fn lane_bodies<'a, B: Bodies + ?Sized>(
+unsafe fn put_rows<B: Bodies + ?Sized>(
+    bodies: &mut B,
+    index: u32,
+    rows: &([f32x4; LANES], [f32x4; LANES]),
+    l: usize,
+) {
+    // SAFETY: by the caller's promise.
+    unsafe { bodies.lane_mut(index) }.set_velocity_rows(rows.0[l], rows.1[l]);
+}
+
+/// The bodies of the lanes `indices`, one look-up each (no closure left to the inliner).
+///
+/// # Safety
+/// `indices` is a [`ConstraintLanes`]' `body_a` or `body_b` (as [`Bodies::lane`]).
+#[inline(always)]
+pub(super) unsafe fn lane_bodies<'a, B: Bodies + ?Sized>(
     bodies: &'a B,
     indices: &[u32; LANES],
 ) -> [&'a SolverBody; LANES] {
-    [
-        bodies.at(indices[0]),
-        bodies.at(indices[1]),
-        bodies.at(indices[2]),
-        bodies.at(indices[3]),
-    ]
+    // SAFETY: by the caller's promise.
+    unsafe {
+        [
+            bodies.lane(indices[0]),
+            bodies.lane(indices[1]),
+            bodies.lane(indices[2]),
+            bodies.lane(indices[3]),
+        ]
+    }
 }
 
 /// How the impulse arms move during the step: `c.shift`, the s below.
@@ -241,8 +296,13 @@ pub(super) struct Tracking {
 impl Tracking {
     #[inline]
     pub(super) fn current<B: Bodies + ?Sized>(c: &ConstraintLanes, bodies: &B) -> Tracking {
-        let a = lane_bodies(bodies, &c.body_a);
-        let b = lane_bodies(bodies, &c.body_b);
+        // SAFETY: the group's own body indices.
+        let (a, b) = unsafe {
+            (
+                lane_bodies(bodies, &c.body_a),
+                lane_bodies(bodies, &c.body_b),
+            )
+        };
         let moved = relative_motion(c, bodies);
         let normal = c.normal;
         let turned = |q: Quatx4| q.inverse_rotate(normal) - normal;
@@ -274,8 +334,10 @@ fn delta_rotations([b0, b1, b2, b3]: [&SolverBody; LANES]) -> [Quat; LANES] {
 /// Δx_b − Δx_a of every lane's bodies since the step start.
 #[inline]
 pub(super) fn relative_motion<B: Bodies + ?Sized>(c: &ConstraintLanes, bodies: &B) -> Vec3x4 {
+    // `index` is `c.body_a` or `c.body_b`.
     let delta = |index: &[u32; LANES]| {
-        let [b0, b1, b2, b3] = lane_bodies(bodies, index);
+        // SAFETY: the group's own body indices.
+        let [b0, b1, b2, b3] = unsafe { lane_bodies(bodies, index) };
         Vec3x4::gather([
             b0.delta_position,
             b1.delta_position,

@@ -131,7 +131,8 @@ fn turn(m: &SymMat3x4, isotropic: bool, v: Vec3x4) -> Vec3x4 {
 /// Four constraints of one colour (see the module notes): what every pass reads.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct ConstraintLanes {
-    /// Solver body indices (0, the static stand-in, for empty lanes).
+    /// Solver body indices (0, the static stand-in, for empty lanes), checked against the
+    /// solver bodies when prepared: the passes read them unchecked (`Bodies::lane`).
     pub body_a: [u32; LANES],
     pub body_b: [u32; LANES],
     pub inv_mass_a: f32x4,
@@ -283,8 +284,16 @@ impl ConstraintLanes {
         self.compliance_scale = compliance_scale;
         let warm = f32x4::new(warm);
         // Empty lanes name the static stand-in (index 0), which does not move.
-        let (linear_a, angular_a) = gather_velocities(lane_bodies(bodies, &self.body_a));
-        let (linear_b, angular_b) = gather_velocities(lane_bodies(bodies, &self.body_b));
+        // SAFETY: the group's own body indices, set above from checked look-ups into
+        // `bodies` (or the stand-in's 0).
+        let (a, b) = unsafe {
+            (
+                lane_bodies(bodies, &self.body_a),
+                lane_bodies(bodies, &self.body_b),
+            )
+        };
+        let (linear_a, angular_a) = gather_velocities(a);
+        let (linear_b, angular_b) = gather_velocities(b);
         let [t0, t1] = self.tangents();
         let directions = [self.normal, t0, t1];
         // The manifold's centre: the mean of its points' anchors.

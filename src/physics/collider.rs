@@ -223,6 +223,11 @@ pub struct Collider {
     pub(crate) world_pose: Isometry,
     /// Tight world bounds.
     pub(crate) aabb: Aabb,
+    /// The broad phase's fat box of its proxy, a copy kept with every call that can change
+    /// it ([`move_collider_proxy`], proxy creation): the contact update tests each pair's
+    /// two fat boxes from the colliders it reads anyway, as Box2D keeps `fatAABB` on its
+    /// shapes, rather than from two look-ups into the broad phase's nodes.
+    pub(crate) fat_aabb: Aabb,
     /// [`Shape::feature_size`] of the shape, kept with it.
     pub(crate) feature_size: f32,
     pub(crate) sensor: bool,
@@ -306,6 +311,19 @@ impl Collider {
     pub(crate) fn sync(&mut self, body_pose: &Isometry) {
         self.world_pose = body_pose.mul(&self.local_pose);
         self.aabb = self.shape.world_aabb(&self.world_pose);
+    }
+}
+
+/// Moves `collider`'s proxy to its tight box (see
+/// [`BroadPhase::move_proxy`](super::broad_phase::BroadPhase::move_proxy)) and keeps its
+/// copy of the fat box.
+pub(crate) fn move_collider_proxy(
+    broad_phase: &mut (dyn super::broad_phase::BroadPhase + Send + Sync),
+    collider: &mut Collider,
+    displacement: Vec3,
+) {
+    if broad_phase.move_proxy(collider.proxy, collider.aabb, displacement) {
+        collider.fat_aabb = broad_phase.fat_aabb(collider.proxy);
     }
 }
 

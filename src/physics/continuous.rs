@@ -35,7 +35,7 @@
 //! quarter of its size costs nothing.
 
 use super::body::Body;
-use super::collider::Collider;
+use super::collider::{move_collider_proxy, Collider};
 use super::constants::{
     CCD_MAX_ITERATIONS, CCD_MOTION_FRACTION, CCD_TARGET_SEPARATION, LINEAR_SLOP,
 };
@@ -251,8 +251,7 @@ impl World {
         for &ci in &body.colliders {
             if let Some(collider) = self.colliders.at_mut(ci) {
                 collider.sync(&pose);
-                self.broad_phase
-                    .move_proxy(collider.proxy, collider.aabb, moved);
+                move_collider_proxy(&mut *self.broad_phase, collider, moved);
             }
         }
     }

@@ -11,7 +11,9 @@
 use std::fmt;
 
 use crate::physics::body::{normalized_exactly, Body, BodyDef, BodyType, NULL};
-use crate::physics::collider::{Collider, ColliderDef, CollisionFilter, MixedMaterial};
+use crate::physics::collider::{
+    move_collider_proxy, Collider, ColliderDef, CollisionFilter, MixedMaterial,
+};
 use crate::physics::math::{is_finite_vec, unit_rotation, Isometry, Mat3, Quat, Vec3};
 use crate::physics::shape::{MassProperties, Shape};
 use crate::physics::solver::invert_or_zero;
@@ -195,6 +197,7 @@ impl World {
             proxy: NULL,
             world_pose: Isometry::IDENTITY,
             aabb: crate::physics::aabb::Aabb::new(Vec3::ZERO, Vec3::ZERO),
+            fat_aabb: crate::physics::aabb::Aabb::new(Vec3::ZERO, Vec3::ZERO),
             sensor: def.sensor,
             filter: def.filter,
             user_data: def.user_data,
@@ -205,6 +208,7 @@ impl World {
         let proxy = self.broad_phase.create_proxy(aabb, handle.index());
         if let Some(c) = self.colliders.get_mut(handle) {
             c.proxy = proxy;
+            c.fat_aabb = self.broad_phase.fat_aabb(proxy);
         }
         if let Some(b) = self.bodies.get_mut(body) {
             b.colliders.push(handle.index());
@@ -384,8 +388,7 @@ impl World {
         for &ci in &body.colliders {
             if let Some(collider) = self.colliders.at_mut(ci) {
                 collider.sync(&pose);
-                self.broad_phase
-                    .move_proxy(collider.proxy, collider.aabb, Vec3::ZERO);
+                move_collider_proxy(&mut *self.broad_phase, collider, Vec3::ZERO);
             }
         }
     }

@@ -449,10 +449,9 @@ impl NarrowEnv<'_> {
                 }
                 continue;
             }
-            if !broad_phase
-                .fat_aabb(col_a.proxy)
-                .overlaps(&broad_phase.fat_aabb(col_b.proxy))
-            {
+            debug_assert_eq!(col_a.fat_aabb, broad_phase.fat_aabb(col_a.proxy));
+            debug_assert_eq!(col_b.fat_aabb, broad_phase.fat_aabb(col_b.proxy));
+            if !col_a.fat_aabb.overlaps(&col_b.fat_aabb) {
                 out.to_destroy.push(id);
                 continue;
             }

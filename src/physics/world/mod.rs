@@ -519,6 +519,7 @@ impl World {
         for (handle, collider) in self.colliders.iter_mut() {
             let fat = old.fat_aabb(collider.proxy);
             collider.proxy = self.broad_phase.create_proxy_fat(fat, handle.index());
+            collider.fat_aabb = self.broad_phase.fat_aabb(collider.proxy);
         }
     }
 

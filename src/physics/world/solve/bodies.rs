@@ -6,6 +6,7 @@ use std::ops::Range;
 
 use crate::physics::body::{BodyType, NULL};
 use crate::physics::broad_phase::{fatten_aabb, needs_reinsert};
+use crate::physics::collider::move_collider_proxy;
 use crate::physics::island::{flatten_roots, sleep_timer};
 use crate::physics::math::{Isometry, Quat, Vec3};
 use crate::physics::solver::crew::{for_each_block, Shared};
@@ -239,8 +240,12 @@ impl World {
                         if let Some(collider) = unsafe { shared_colliders.at_mut(ci) } {
                             collider.sync(&pose);
                             let fresh = fatten_aabb(&collider.aabb, s.delta_position);
+                            debug_assert_eq!(
+                                collider.fat_aabb,
+                                broad_phase.fat_aabb(collider.proxy)
+                            );
                             *moved |= needs_reinsert(
-                                &broad_phase.fat_aabb(collider.proxy),
+                                &collider.fat_aabb,
                                 &collider.aabb,
                                 &fresh,
                                 s.delta_position,
@@ -265,8 +270,8 @@ impl World {
                 };
                 let displacement = scratch.solver.bodies[solver_index].delta_position;
                 for &ci in &body.colliders {
-                    if let Some(collider) = colliders.at(ci) {
-                        broad_phase.move_proxy(collider.proxy, collider.aabb, displacement);
+                    if let Some(collider) = colliders.at_mut(ci) {
+                        move_collider_proxy(&mut **broad_phase, collider, displacement);
                     }
                 }
             }

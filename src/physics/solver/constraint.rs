@@ -48,6 +48,8 @@ pub(crate) struct ConstraintInput {
     pub body_a: u32,
     pub body_b: u32,
     pub shared: ConstraintShared,
+    /// The points; only the first `count` are read (the gather leaves the rest as they
+    /// were).
     pub points: [PointInput; MAX_MANIFOLD_POINTS],
     pub count: usize,
     /// The farthest the arms may follow the bodies' relative translation during the step,

@@ -467,7 +467,8 @@ impl World {
                         any_impact.store(true, Ordering::Relaxed);
                     }
                     input.max_shift = max_shift;
-                    input.points[input.count..].fill(PointInput::default());
+                    // The slots past the count keep what an earlier step left: nothing
+                    // reads them (the lanes take `count` points, impacts the first).
                     for (p, slot) in c.points[..c.count].iter_mut().zip(&mut input.points) {
                         let mid = p.point();
                         // Squared: two square roots per point less (their latency showed in

@@ -54,9 +54,9 @@ fn pyramid(world: &mut World, base: usize) -> Vec<BodyHandle> {
 #[test]
 fn a_resting_pyramid_reuses_its_manifolds_and_rests_where_fresh_ones_leave_it() {
     // Base 10, sleeping off, 10 s, once reusing manifolds and once testing every pair every
-    // step. Both settle on their soft contacts (a few mm); reuse may differ from the fresh
-    // tests by the reuse distance (0.5 mm) at most per point, so the bodies must end within
-    // 1 mm of each other.
+    // step. Both settle on their soft contacts (a few mm); a reused point may be off a fresh
+    // test's by up to the reuse distance (1 mm) before the pair is tested again, so the
+    // bodies must end within that of each other.
     let (mut reusing, mut fresh) = (world(true), world(false));
     ground_box(&mut reusing);
     ground_box(&mut fresh);
@@ -88,7 +88,7 @@ fn a_resting_pyramid_reuses_its_manifolds_and_rests_where_fresh_ones_leave_it() 
 
 #[test]
 fn a_sliding_box_is_tested_every_step() {
-    // A unit cube sliding at 2 m/s moves 33 mm per step, far past the 0.5 mm reuse
+    // A unit cube sliding at 2 m/s moves 33 mm per step, far past the 1 mm reuse
     // distance, so its contact with the ground is tested every step.
     let mut w = world(true);
     ground_box(&mut w);

@@ -260,7 +260,7 @@ const GAP_ROUNDING: f32 = 1.0e-4;
 /// points of two segments), a sphere and a box (the closest point of the box). Checking and
 /// applying a cached manifold costs about as much as testing them (two relative poses, a
 /// transform per point), so they are always tested (measured in docs/design/contacts.md).
-fn cheap_to_test(a: ShapeKind, b: ShapeKind) -> bool {
+pub(crate) fn cheap_to_test(a: ShapeKind, b: ShapeKind) -> bool {
     use ShapeKind::*;
     let round = |k| matches!(k, Sphere | Capsule);
     a == Plane

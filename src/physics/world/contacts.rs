@@ -7,7 +7,7 @@ use crate::physics::broad_phase::BroadPhase;
 use crate::physics::collider::{Collider, MixedMaterial};
 use crate::physics::constants::{MAX_SPECULATIVE_DISTANCE, SPECULATIVE_DISTANCE};
 use crate::physics::contact::{
-    prefetch_ahead, ActiveInfo, Contact, ContactEdge, ContactHandles, ManifoldCache,
+    cheap_to_test, prefetch_ahead, ActiveInfo, Contact, ContactEdge, ContactHandles, ManifoldCache,
 };
 use crate::physics::handle::Arena;
 use crate::physics::math::Vec3;
@@ -541,18 +541,22 @@ impl NarrowEnv<'_> {
                     // A pair that moved past the reuse limit will most likely move again:
                     // only its pose is kept (see `ManifoldCache::pose_only`). A skipped test
                     // leaves the cache as the test would have: kept at this pose, with the
-                    // gap that is left.
-                    contact.cache = if still == Some(false) {
-                        ManifoldCache::pose_only(
+                    // gap that is left. A pair cheaper to test than to reuse never has a
+                    // cache (both constructors give it none): its `None` stays as it is.
+                    if cheap_to_test(col_a.shape.kind(), col_b.shape.kind()) {
+                        debug_assert!(contact.cache.is_none());
+                    } else if still == Some(false) {
+                        contact.cache = ManifoldCache::pose_only(
                             col_a,
                             col_b,
                             b_in_a.as_ref(),
                             margin,
                             manifold.gap,
-                        )
+                        );
                     } else {
-                        ManifoldCache::new(col_a, col_b, b_in_a.as_ref(), margin, manifold)
-                    };
+                        contact.cache =
+                            ManifoldCache::new(col_a, col_b, b_in_a.as_ref(), margin, manifold);
+                    }
                 }
             }
             let was_touching = contact.touching;

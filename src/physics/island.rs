@@ -183,24 +183,28 @@ impl World {
                 }
             });
         }
-        for &(ia, ib, _, _) in pairs.iter().chain(&jointed) {
-            let (ra, rb) = (find_root(parent, ia), find_root(parent, ib));
-            if ra != rb {
-                // Smaller index as root: deterministic.
-                let (lo, hi) = (ra.min(rb), ra.max(rb));
-                parent[hi as usize] = lo;
-            }
-        }
+        // Each island's largest mass ratio across a pair, kept at its root and carried to
+        // the new root when two islands join (a maximum: the same in any order; a NaN
+        // ratio, of two infinite masses, is left out by `f32::max` either way).
         let ratio = &mut scratch.islands.ratio;
         ratio.clear();
         ratio.resize(count, 1.0);
-        for &(ia, _, ma, mb) in scratch.islands.pairs.iter().chain(&jointed) {
-            if ma > 0.0 && mb > 0.0 {
-                let root = find_root(parent, ia) as usize;
-                // The larger over the smaller: the larger of ma/mb and mb/ma, with one
-                // division.
-                ratio[root] = ratio[root].max(ma.max(mb) / ma.min(mb));
+        for &(ia, ib, ma, mb) in pairs.iter().chain(&jointed) {
+            let (ra, rb) = (find_root(parent, ia), find_root(parent, ib));
+            // The larger over the smaller: the larger of ma/mb and mb/ma, with one division.
+            let pair = if ma > 0.0 && mb > 0.0 {
+                ma.max(mb) / ma.min(mb)
+            } else {
+                1.0
+            };
+            // Smaller index as root: deterministic (every root is its island's smallest
+            // index).
+            let (lo, hi) = (ra.min(rb), ra.max(rb));
+            if lo != hi {
+                parent[hi as usize] = lo;
+                ratio[lo as usize] = ratio[lo as usize].max(ratio[hi as usize]);
             }
+            ratio[lo as usize] = ratio[lo as usize].max(pair);
         }
         scratch.joints.pairs = jointed;
     }

@@ -153,7 +153,7 @@ pub fn collide(
 /// when the caller has it already (the manifold cache's check forms it for every pair it
 /// tests). `out` is emptied first (normal, count and gap as [`Manifold::default`]; the
 /// points past the count are not read); the contact update keeps one manifold per piece of
-/// its work, so none is returned and moved by value (a copy of 168 bytes a pair).
+/// its work, so none is returned and moved by value (a copy of the whole manifold a pair).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn collide_into(
     shape_a: &Shape,

@@ -97,6 +97,31 @@ async function timings(page) {
     return `frame ${mean("frameMs").toFixed(1)} ms (of which the app's own CPU work ${mean("cpuMs").toFixed(1)} ms), physics ${mean("physicsMs").toFixed(2)} ms per step, ${samples.at(-1).bodies} bodies`;
 }
 
+// Clicks the app's button at (x, y) as a person does, the pointer resting there first and
+// the button held 50 ms (so the press and the release reach the app in frames of their
+// own), and returns the page event `name` the click causes. A click in the frame where
+// egui lays the panel out again can miss the button (CI once waited 30 s for Open file…'s
+// picker after the viewport was resized), so it clicks up to three times, each miss
+// logged; the event never coming fails the run.
+async function clickFor(page, x, y, name) {
+    for (let attempt = 1; ; attempt += 1) {
+        await page.mouse.move(x, y);
+        await page.waitForTimeout(200);
+        try {
+            const [event] = await Promise.all([
+                page.waitForEvent(name, { timeout: 10000 }),
+                page.mouse.click(x, y, { delay: 50 }),
+            ]);
+            return event;
+        } catch (e) {
+            if (attempt === 3) {
+                throw e;
+            }
+            console.log(`     (no ${name} after click ${attempt} at ${x}, ${y}: clicking again)`);
+        }
+    }
+}
+
 async function waitForSteps(page, steps, seconds) {
     try {
         await page.waitForFunction((n) => window.impulseSteps >= n, steps, { timeout: seconds * 1000 });
@@ -179,7 +204,7 @@ async function pixels(page, png, rect, colour, bright) {
     // when the uploaded scene loads (a scene from outside the list closes no group).
     await page.setViewportSize({ width: 1400, height: 860 });
     await page.waitForTimeout(500);
-    const [chooser] = await Promise.all([page.waitForEvent("filechooser"), page.mouse.click(60, 576)]);
+    const chooser = await clickFor(page, 60, 576, "filechooser");
     await chooser.setFiles({ name: "two-boxes.ron", mimeType: "text/plain", buffer: Buffer.from(TWO_BOXES) });
     let loaded = true;
     try {
@@ -190,7 +215,7 @@ async function pixels(page, png, rect, colour, bright) {
     check(loaded, `Open file… loads the uploaded scene (${await page.evaluate(() => window.impulseStats.bodies)} bodies)`);
 
     // Download: the world as a scene file, with the uploaded scene's bodies in it.
-    const [download] = await Promise.all([page.waitForEvent("download"), page.mouse.click(137, 576)]);
+    const download = await clickFor(page, 137, 576, "download");
     const saved = fs.readFileSync(await download.path(), "utf8");
     check(
         download.suggestedFilename() === "two-boxes-saved.ron" && saved.includes('"left box"') && saved.includes('"right box"'),

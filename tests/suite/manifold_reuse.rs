@@ -54,9 +54,9 @@ fn pyramid(world: &mut World, base: usize) -> Vec<BodyHandle> {
 #[test]
 fn a_resting_pyramid_reuses_its_manifolds_and_rests_where_fresh_ones_leave_it() {
     // Base 10, sleeping off, 10 s, once reusing manifolds and once testing every pair every
-    // step. Both settle on their soft contacts (a few mm); a reused point may be off a fresh
-    // test's by up to the reuse distance (1 mm) before the pair is tested again, so the
-    // bodies must end within that of each other.
+    // step. Both settle on their soft contacts (a few mm); a reused point lies within the
+    // reuse distance (1 mm) of where a fresh test would put it, so the bodies must end
+    // within that of each other.
     let (mut reusing, mut fresh) = (world(true), world(false));
     ground_box(&mut reusing);
     ground_box(&mut fresh);

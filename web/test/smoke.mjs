@@ -100,9 +100,8 @@ async function timings(page) {
 // Clicks the app's button at (x, y) as a person does, the pointer resting there first and
 // the button held 50 ms (so the press and the release reach the app in frames of their
 // own), and returns the page event `name` the click causes. A click in the frame where
-// egui lays the panel out again can miss the button (CI once waited 30 s for Open file…'s
-// picker after the viewport was resized), so it clicks up to three times, each miss
-// logged; the event never coming fails the run.
+// egui lays the panel out again (just after the viewport is resized) can miss the button,
+// so it clicks up to three times, each miss logged; the event never coming fails the run.
 async function clickFor(page, x, y, name) {
     for (let attempt = 1; ; attempt += 1) {
         await page.mouse.move(x, y);

@@ -12,8 +12,8 @@ use crate::physics::math::Quat;
 pub(crate) trait Bodies {
     fn at(&self, index: u32) -> &SolverBody;
     /// Body `index` of a lane group, its bound checked in debug builds only: the loads
-    /// and stores of every pass are the solve's innermost work (checking each of their 16
-    /// indices was 2–3 % of a sphere pile's instructions).
+    /// and stores of every pass are the solve's innermost work, and a check on each of
+    /// their 16 indices costs 2–3 % of a sphere pile's instructions.
     ///
     /// # Safety
     /// `index` is one of the body indices of a [`ConstraintLanes`] prepared this step
@@ -62,9 +62,9 @@ pub(super) struct Velocities {
 }
 
 impl Velocities {
-    /// Always inlined, and the lanes' bodies named one by one: left to the compiler, the
-    /// four look-ups of `array::map` were at times an out-of-line call of their own in
-    /// every solve and warm start (4 % of pyramid20's instructions).
+    /// Always inlined, and the lanes' bodies named one by one: the compiler may leave the
+    /// four look-ups of an `array::map` closure as an out-of-line call in every solve and
+    /// warm start (4 % of pyramid20's instructions).
     #[inline(always)]
     pub(super) fn load<B: Bodies + ?Sized>(bodies: &B, c: &ConstraintLanes) -> Velocities {
         // SAFETY: the group's own body indices.

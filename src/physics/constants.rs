@@ -24,15 +24,18 @@ pub const SPECULATIVE_DISTANCE: f32 = 4.0 * LINEAR_SLOP;
 
 /// A contact's manifold is reused instead of recomputed while no point of either shape has
 /// moved relative to the other by more than this, m, since it was computed, nor by more than
-/// [`MANIFOLD_REUSE_FRACTION`] of the smaller shape's feature size (Jolt's body pair cache
-/// allows 1 mm too, and 2° of turn besides; here the turn counts at the shape's reach, so
-/// a unit cube may turn 0.04°). A resting pair then costs a few transforms per step instead
-/// of a collision test; the depth is still measured every step from the cached points, which
-/// move with their bodies, so sinking and lifting are seen at once.
-pub const MANIFOLD_REUSE_DISTANCE: f32 = 1.0e-3;
+/// [`MANIFOLD_REUSE_FRACTION`] of the smaller shape's feature size. A kept point moves with
+/// its body, so it stays on that body's surface and lies at most this far outside the region
+/// a fresh test would clip to: 2 mm, under half the [`LINEAR_SLOP`] contacts are left to sink
+/// anyway. (Jolt's body pair cache allows 1 mm and 2° of turn; Rapier recycles a pair's
+/// contacts until it moved 5 cm. Here the turn counts at the shape's reach, so a unit cube
+/// may turn 0.08°.) A resting pair then costs a few transforms per step instead of a
+/// collision test; the depth is still measured every step from the cached points, which move
+/// with their bodies, so sinking and lifting are seen at once.
+pub const MANIFOLD_REUSE_DISTANCE: f32 = 2.0e-3;
 
 /// The reuse distance as a fraction of the smaller shape's feature size (half its smallest
-/// dimension): 0.25 mm for a 1 cm cube, the whole 1 mm from a 4 cm cube up.
+/// dimension): 0.25 mm for a 1 cm cube, the whole 2 mm from an 8 cm cube up.
 pub const MANIFOLD_REUSE_FRACTION: f32 = 0.05;
 
 /// The speculative margin also grows with the pair's closing speed × dt, up to this, m.

@@ -6,6 +6,7 @@
 use crate::common;
 
 use common::{run, DT};
+use impulse::physics::constants::MANIFOLD_REUSE_DISTANCE;
 use impulse::physics::{
     BodyDef, BodyHandle, ColliderDef, Isometry, Quat, Shape, Vec3, World, WorldSettings,
 };
@@ -55,7 +56,7 @@ fn pyramid(world: &mut World, base: usize) -> Vec<BodyHandle> {
 fn a_resting_pyramid_reuses_its_manifolds_and_rests_where_fresh_ones_leave_it() {
     // Base 10, sleeping off, 10 s, once reusing manifolds and once testing every pair every
     // step. Both settle on their soft contacts (a few mm); a reused point lies within the
-    // reuse distance (1 mm) of where a fresh test would put it, so the bodies must end
+    // reuse distance (2 mm) of where a fresh test would put it, so the bodies must end
     // within that of each other.
     let (mut reusing, mut fresh) = (world(true), world(false));
     ground_box(&mut reusing);
@@ -72,7 +73,10 @@ fn a_resting_pyramid_reuses_its_manifolds_and_rests_where_fresh_ones_leave_it() 
         );
         worst = worst.max(pr.distance(pf));
     }
-    assert!(worst < 1.0e-3, "bodies ended {worst} m apart");
+    assert!(
+        worst < MANIFOLD_REUSE_DISTANCE,
+        "bodies ended {worst} m apart"
+    );
     // At rest, most touching pairs reuse their manifold; the fresh world tests them all.
     let (c_r, c_f) = (reusing.counters(), fresh.counters());
     assert_eq!(c_f.manifolds_reused, 0);
@@ -88,7 +92,7 @@ fn a_resting_pyramid_reuses_its_manifolds_and_rests_where_fresh_ones_leave_it() 
 
 #[test]
 fn a_sliding_box_is_tested_every_step() {
-    // A unit cube sliding at 2 m/s moves 33 mm per step, far past the 1 mm reuse
+    // A unit cube sliding at 2 m/s moves 33 mm per step, far past the 2 mm reuse
     // distance, so its contact with the ground is tested every step.
     let mut w = world(true);
     ground_box(&mut w);

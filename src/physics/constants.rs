@@ -29,7 +29,7 @@ pub const SPECULATIVE_DISTANCE: f32 = 4.0 * LINEAR_SLOP;
 /// a fresh test would clip to: 2 mm, under half the [`LINEAR_SLOP`] contacts are left to sink
 /// anyway. (Jolt's body pair cache allows 1 mm and 2° of turn; Rapier recycles a pair's
 /// contacts until it moved 5 cm. Here the turn counts at the shape's reach, so a unit cube
-/// may turn 0.08°.) A resting pair then costs a few transforms per step instead of a
+/// may turn 0.13°.) A resting pair then costs a few transforms per step instead of a
 /// collision test; the depth is still measured every step from the cached points, which move
 /// with their bodies, so sinking and lifting are seen at once.
 pub const MANIFOLD_REUSE_DISTANCE: f32 = 2.0e-3;
@@ -37,6 +37,13 @@ pub const MANIFOLD_REUSE_DISTANCE: f32 = 2.0e-3;
 /// The reuse distance as a fraction of the smaller shape's feature size (half its smallest
 /// dimension): 0.25 mm for a 1 cm cube, the whole 2 mm from an 8 cm cube up.
 pub const MANIFOLD_REUSE_FRACTION: f32 = 0.05;
+
+/// A pair tested again because it moved past the reuse limit keeps the new manifold for
+/// reuse when it moved less than this many limits since its last test (it is most likely
+/// coming to rest, and the next step reuses it instead of testing again), and only its pose
+/// when it moved farther (it will most likely move again, and moving the points into the
+/// cache would be wasted). Unitless; measured in docs/design/contacts.md.
+pub const MANIFOLD_KEEP_FACTOR: f32 = 2.0;
 
 /// The speculative margin also grows with the pair's closing speed × dt, up to this, m.
 /// Without it a ball falling at 6 m/s moves 10 cm per step and is first seen deep inside

@@ -14,7 +14,7 @@ use super::broad_phase::DeterministicBuildHasher;
 use super::collider::Collider;
 use super::collider::MixedMaterial;
 use super::constants::CONTACT_MATCH_DISTANCE;
-use super::constants::{MANIFOLD_REUSE_DISTANCE, MANIFOLD_REUSE_FRACTION};
+use super::constants::{MANIFOLD_KEEP_FACTOR, MANIFOLD_REUSE_DISTANCE, MANIFOLD_REUSE_FRACTION};
 use super::handle::Arena;
 use super::math::{Isometry, Vec3};
 use super::narrow_phase::{Manifold, ManifoldPoint, MAX_MANIFOLD_POINTS};
@@ -76,8 +76,9 @@ impl ContactPoint {
 ///
 /// ```text
 /// B's material point x (B's frame) sits at R·x + t in A's frame, with (R, t) = B in A.
-/// Since the test it has moved by (ΔR − I)·R₀·x + Δt:  |Δ| ≤ θ·|x| + |Δt| ≤ θ·reach_B + |Δt|
-/// θ = the angle of ΔR = 2·asin|Δq.xyz| ≤ π·|Δq.xyz|
+/// Since the test it has moved by (R − R₀)·x + Δt = R₀·(ΔR − I)·x + Δt, ΔR = R₀ᵀR:
+/// |Δ| ≤ |(ΔR − I)·x| + |Δt| = 2·sin(θ/2)·|x⊥| + |Δt| ≤ 2·|Δq.xyz|·reach_B + |Δt|
+/// (θ the angle of ΔR, x⊥ the part of x across its axis, |Δq.xyz| = sin(θ/2))
 /// ```
 /// Reused, each point keeps its place on both bodies (A's point in A's frame, B's in B's),
 /// and its depth is measured again along the normal, which turns with A.
@@ -183,32 +184,39 @@ impl ManifoldCache {
         self.complete
     }
 
-    /// Whether the test still holds for B now at `b_in_a` with the speculative `margin`: no
-    /// point moved past the limit, and the margin has not grown past the test's by more
-    /// than that (a point it left out would be at least margin − limit away).
-    pub(crate) fn holds(&self, b_in_a: &Isometry, margin: f32) -> bool {
-        self.motion_bound(b_in_a) <= self.limit && margin <= self.margin + self.limit
+    /// Whether the test still holds for B moved by `motion` ([`Self::motion_bound`]) since
+    /// and the speculative `margin` now: no point moved past the limit, and the margin has not
+    /// grown past the test's by more than that (a point it left out would be at least
+    /// margin − limit away).
+    pub(crate) fn holds(&self, motion: f32, margin: f32) -> bool {
+        motion <= self.limit && margin <= self.margin + self.limit
     }
 
-    /// If the shapes are certainly still farther apart than `margin` with B now at `b_in_a`,
-    /// how far apart at least (along the separating axis of the test, fixed in A's frame):
-    /// the kept `gap` less how far any point of B can have moved since
-    /// ([`Self::motion_bound`]). A test now would then find no points either (every point it
-    /// keeps is within `margin` of the other shape). [`GAP_ROUNDING`] covers the rounding of
-    /// the separation.
-    pub(crate) fn remaining_gap(&self, b_in_a: &Isometry, margin: f32) -> Option<f32> {
-        let remaining = self.gap - self.motion_bound(b_in_a);
+    /// Whether a pair that moved by `motion` since this test, past the limit, keeps the
+    /// manifold of its new test ([`ManifoldCache::new`]) rather than its pose alone: it moved
+    /// less than [`MANIFOLD_KEEP_FACTOR`] limits, so it is most likely coming to rest.
+    pub(crate) fn settling(&self, motion: f32) -> bool {
+        motion <= MANIFOLD_KEEP_FACTOR * self.limit
+    }
+
+    /// If the shapes are certainly still farther apart than `margin` with B moved by `motion`
+    /// ([`Self::motion_bound`]) since the test, how far apart at least (along the separating
+    /// axis of the test, fixed in A's frame): the kept `gap` less that motion. A test now
+    /// would then find no points either (every point it keeps is within `margin` of the other
+    /// shape). [`GAP_ROUNDING`] covers the rounding of the separation.
+    pub(crate) fn remaining_gap(&self, motion: f32, margin: f32) -> Option<f32> {
+        let remaining = self.gap - motion;
         (self.gap > 0.0 && remaining >= margin + GAP_ROUNDING).then_some(remaining)
     }
 
-    /// How far any point of B can have moved relative to A since the test, m: the
-    /// translation plus the rotation's chord at B's reach (θ·reach ≤ π·sin(θ/2)·reach).
-    fn motion_bound(&self, b_in_a: &Isometry) -> f32 {
+    /// How far any point of B can have moved relative to A since the test, with B now at
+    /// `b_in_a`, m: the translation plus the rotation's chord at B's reach (see the type).
+    pub(crate) fn motion_bound(&self, b_in_a: &Isometry) -> f32 {
         let moved = (b_in_a.translation - self.b_in_a.translation).length();
         let turn = (self.b_in_a.rotation.inverse() * b_in_a.rotation)
             .xyz()
             .length();
-        moved + std::f32::consts::PI * turn * self.reach_b
+        moved + 2.0 * turn * self.reach_b
     }
 
     /// The normal, the points on A and on B (point j in lane j) and their depths, moved with

@@ -127,6 +127,30 @@ fn a_box_that_stops_sliding_is_reused_two_steps_later() {
 }
 
 #[test]
+fn a_box_nudged_a_little_keeps_its_new_manifold_and_one_pushed_far_only_its_pose() {
+    // A unit cube resting on the ground reuses its manifold. Moved sideways in place by
+    // 3 mm (past the 2 mm reuse limit, within MANIFOLD_KEEP_FACTOR = 2 limits) the pair is
+    // tested and keeps the new manifold, which the next step reuses. Moved by 10 mm it keeps
+    // only its pose: the next step tests again (and keeps the points), the one after reuses.
+    for (nudge, expected) in [(3.0e-3, [0, 1, 1]), (10.0e-3, [0, 0, 1])] {
+        assert!(nudge > MANIFOLD_REUSE_DISTANCE);
+        let mut w = world(true);
+        ground_box(&mut w);
+        let b = unit_cube(&mut w, Vec3::new(0.0, 0.5, 0.0));
+        run(&mut w, 120);
+        assert_eq!(w.counters().manifolds_reused, 1, "resting");
+        let at = w.body(b).unwrap().position();
+        w.set_position(b, at + Vec3::new(nudge, 0.0, 0.0)).unwrap();
+        let mut reused = [0; 3];
+        for r in &mut reused {
+            w.step(DT);
+            *r = w.counters().manifolds_reused;
+        }
+        assert_eq!(reused, expected, "moved by {nudge} m");
+    }
+}
+
+#[test]
 fn a_resized_collider_is_tested_again() {
     // A unit cube at rest on the ground reuses its manifold. Grown to half height 0.6 in
     // place, its bottom face is at y = c − 0.6, so the next manifold must be that deep:

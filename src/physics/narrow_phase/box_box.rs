@@ -405,7 +405,7 @@ mod tests {
     fn a_reported_gap_keeps_the_boxes_apart_for_any_smaller_motion() {
         // The contact update skips the test of a pair whose last test reported `gap` while
         // B's points cannot have moved more than gap − margin since (`ManifoldCache::
-        // remaining_gap`; motion bound |Δt| + π·|Δq.xyz|·reach). Check against the test itself:
+        // remaining_gap`; motion bound |Δt| + 2·|Δq.xyz|·reach). Check against the test itself:
         // random boxes, random poses with a gap, random moves within the bound: no points.
         let margin = 0.02;
         let mut rng = Lcg(41);

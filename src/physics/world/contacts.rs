@@ -482,13 +482,19 @@ impl NarrowEnv<'_> {
                 }
                 continue;
             }
-            // Whether the pair held still since its last test (None: no cache kept).
+            // How far the pair moved since its last test, and whether it held still (None:
+            // no cache kept).
             let b_in_a = contact.cache.as_ref().map(|_| pose_a.inv_mul(pose_b));
-            let still = contact
+            let motion = contact
                 .cache
                 .as_ref()
                 .zip(b_in_a.as_ref())
-                .map(|(cache, b_in_a)| reuse_manifolds && cache.holds(b_in_a, margin));
+                .map(|(cache, b_in_a)| cache.motion_bound(b_in_a));
+            let still = contact
+                .cache
+                .as_ref()
+                .zip(motion)
+                .map(|(cache, motion)| reuse_manifolds && cache.holds(motion, margin));
             // The common case of a resting pair: the kept manifold again, moved into the
             // contact's points in place; its touching state and events are as they were.
             if still == Some(true) && contact.refresh_from_cache(pose_a, pose_b, margin) {
@@ -513,8 +519,8 @@ impl NarrowEnv<'_> {
                     // `ManifoldCache::remaining_gap`).
                     let apart = cache
                         .as_ref()
-                        .zip(b_in_a.as_ref())
-                        .and_then(|(cache, b_in_a)| cache.remaining_gap(b_in_a, margin))
+                        .zip(motion)
+                        .and_then(|(cache, motion)| cache.remaining_gap(motion, margin))
                         .filter(|_| reuse_manifolds);
                     match apart {
                         // Still out of reach: a test would find no points.
@@ -538,14 +544,22 @@ impl NarrowEnv<'_> {
                             );
                         }
                     }
-                    // A pair that moved past the reuse limit will most likely move again:
-                    // only its pose is kept (see `ManifoldCache::pose_only`). A skipped test
-                    // leaves the cache as the test would have: kept at this pose, with the
-                    // gap that is left. A pair cheaper to test than to reuse never has a
-                    // cache (both constructors give it none): its `None` stays as it is.
+                    // A pair that moved well past the reuse limit will most likely move
+                    // again: only its pose is kept (`ManifoldCache::pose_only`); one that
+                    // moved a little past it is most likely coming to rest, and keeps its
+                    // manifold (`ManifoldCache::settling`). A skipped test leaves the cache
+                    // as the test would have: kept at this pose, with the gap that is left.
+                    // A pair cheaper to test than to reuse never has a cache (both
+                    // constructors give it none): its `None` stays as it is.
+                    let settling = reuse_manifolds
+                        && contact
+                            .cache
+                            .as_ref()
+                            .zip(motion)
+                            .is_some_and(|(cache, motion)| cache.settling(motion));
                     if cheap_to_test(col_a.shape.kind(), col_b.shape.kind()) {
                         debug_assert!(contact.cache.is_none());
-                    } else if still == Some(false) {
+                    } else if still == Some(false) && !settling {
                         contact.cache = ManifoldCache::pose_only(
                             col_a,
                             col_b,

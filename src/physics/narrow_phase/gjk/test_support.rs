@@ -41,16 +41,14 @@ impl Lcg {
     /// `pose` moved by a random turn (up to 0.5 rad about a random axis) and shift (up to
     /// 1 m per axis), both scaled down by a random factor into `room`: the moved pose and
     /// how far a point within `reach` of its origin can have moved (translation plus
-    /// π·|Δq.xyz|·reach, the manifold cache's bound), or `None` if that is past `room`.
+    /// 2·|Δq.xyz|·reach, the manifold cache's bound), or `None` if that is past `room`.
     pub fn move_within(
         &mut self,
         pose: &Isometry,
         room: f32,
         reach: f32,
     ) -> Option<(Isometry, f32)> {
-        let bound = |turn: Quat, shift: Vec3| {
-            shift.length() + std::f32::consts::PI * turn.xyz().length() * reach
-        };
+        let bound = |turn: Quat, shift: Vec3| shift.length() + 2.0 * turn.xyz().length() * reach;
         let turn = Quat::from_axis_angle(self.rotation() * Vec3::X, self.range(0.0, 0.5));
         let shift = self.vec_in(1.0);
         let k = (self.range(0.0, 1.0) * room / bound(turn, shift).max(1.0e-6)).min(1.0);

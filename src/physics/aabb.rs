@@ -96,14 +96,7 @@ impl Aabb {
     /// The box of this local box after a rigid transform (Arvo's method on centre/extents).
     pub fn transformed(&self, iso: &Isometry) -> Aabb {
         let center = iso.transform_point(self.center());
-        let m = glam::Mat3::from_quat(iso.rotation);
-        let h = self.half_extents();
-        let half = Vec3::new(
-            m.row(0).abs().dot(h),
-            m.row(1).abs().dot(h),
-            m.row(2).abs().dot(h),
-        );
-        Aabb::from_center_half_extents(center, half)
+        Aabb::from_center_half_extents(center, rotated_half_extents(iso, self.half_extents()))
     }
 
     /// Slab test: the entry fraction `t` in `[0, max_t]` of the ray `origin + t * dir`, if it hits.
@@ -133,6 +126,18 @@ impl Aabb {
         }
         Some(t_min)
     }
+}
+
+/// The half extents of the box that bounds a box of half extents `h` turned by `iso`'s
+/// rotation R: |R|·h, row by row.
+#[inline]
+pub fn rotated_half_extents(iso: &Isometry, h: Vec3) -> Vec3 {
+    let m = glam::Mat3::from_quat(iso.rotation);
+    Vec3::new(
+        m.row(0).abs().dot(h),
+        m.row(1).abs().dot(h),
+        m.row(2).abs().dot(h),
+    )
 }
 
 #[cfg(test)]

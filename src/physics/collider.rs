@@ -309,8 +309,20 @@ impl Collider {
 
     /// Recomputes the world pose and bounds from the body's pose.
     pub(crate) fn sync(&mut self, body_pose: &Isometry) {
-        self.world_pose = body_pose.mul(&self.local_pose);
+        self.world_pose = self.pose_on(body_pose);
         self.aabb = self.shape.world_aabb(&self.world_pose);
+    }
+
+    /// The collider's world pose for its body at `body_pose` (unit rotation): `body_pose ·
+    /// local_pose`, or the body's pose itself for a collider at the body's origin, unturned
+    /// (most colliders: no product, and no renormalising of a rotation already unit).
+    #[inline]
+    pub(crate) fn pose_on(&self, body_pose: &Isometry) -> Isometry {
+        if self.local_pose == Isometry::IDENTITY {
+            *body_pose
+        } else {
+            body_pose.mul(&self.local_pose)
+        }
     }
 }
 

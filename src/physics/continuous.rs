@@ -188,7 +188,7 @@ impl World {
             if col.sensor {
                 continue;
             }
-            let start = sweep.pose(0.0).mul(&col.local_pose);
+            let start = col.pose_on(&sweep.pose(0.0));
             let both = col.shape.world_aabb(&start).union(&col.aabb);
             swept = Some(swept.map_or(both, |s| s.union(&both)));
         }
@@ -265,7 +265,7 @@ fn time_of_impact(a: &Collider, b: &Collider, sweep: &Sweep, bound: f32) -> Opti
     let tolerance = 0.25 * LINEAR_SLOP.min(target);
     let mut t = 0.0f32;
     for iteration in 0..CCD_MAX_ITERATIONS {
-        let pose_a = sweep.pose(t).mul(&a.local_pose);
+        let pose_a = a.pose_on(&sweep.pose(t));
         let d = distance(&a.shape, &pose_a, &b.shape, &b.world_pose);
         if d <= target + tolerance {
             return (iteration > 0).then_some(t);

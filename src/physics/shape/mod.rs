@@ -6,7 +6,7 @@ pub mod mass;
 use std::f32::consts::PI;
 use std::sync::Arc;
 
-use super::aabb::Aabb;
+use super::aabb::{rotated_half_extents, Aabb};
 use super::constants::{MAX_SHAPE_SIZE, MIN_SHAPE_SIZE, PLANE_HALF_SIZE};
 use super::math::{Isometry, Mat3, Vec3};
 pub use hull::{ConvexHull, HullError};
@@ -167,7 +167,12 @@ impl Shape {
             }
             Shape::Plane { normal } => plane_aabb(iso.transform_vector(*normal))
                 .transformed(&Isometry::from_translation(iso.translation)),
-            Shape::Cuboid { .. } => self.local_aabb().transformed(iso),
+            // `local_aabb().transformed(iso)` for a box centred on its origin: the centre
+            // goes to the translation, the half extents through |R|.
+            Shape::Cuboid { half_extents } => Aabb::from_center_half_extents(
+                iso.translation,
+                rotated_half_extents(iso, *half_extents),
+            ),
         }
     }
 

@@ -293,7 +293,7 @@ impl DynamicTree {
             if node.is_leaf() {
                 return index;
             }
-            let combined_area = node.aabb.union(leaf_aabb).surface_area();
+            let combined_area = union_area(&node.aabb, leaf_aabb);
             let cost_here = combined_area + inherited;
             let child_inherited = inherited + (combined_area - node.aabb.surface_area());
             let cost_a = self.descent_cost(node.child_a, leaf_aabb, leaf_area, child_inherited);
@@ -315,11 +315,11 @@ impl DynamicTree {
     /// [`Self::pick_sibling`].
     fn descent_cost(&self, child: u32, leaf_aabb: &Aabb, leaf_area: f32, inherited: f32) -> f32 {
         let node = &self.nodes[child as usize];
-        let union_area = node.aabb.union(leaf_aabb).surface_area();
+        let area = union_area(&node.aabb, leaf_aabb);
         if node.is_leaf() {
-            union_area + inherited
+            area + inherited
         } else {
-            leaf_area + (union_area - node.aabb.surface_area()) + inherited
+            leaf_area + (area - node.aabb.surface_area()) + inherited
         }
     }
 
@@ -390,44 +390,52 @@ impl DynamicTree {
         }
     }
 
-    /// Recomputes an internal node's box (the union of its children) and height.
-    fn refit(&mut self, index: u32) {
+    /// Recomputes an internal node's box (the union of its children) and height; whether
+    /// either changed.
+    fn refit(&mut self, index: u32) -> bool {
         let node = self.nodes[index as usize];
         let a = &self.nodes[node.child_a as usize];
         let b = &self.nodes[node.child_b as usize];
         let aabb = a.aabb.union(&b.aabb);
         let height = 1 + a.height.max(b.height);
         let node = self.node_mut(index);
+        let changed = node.aabb != aabb || node.height != height;
         node.aabb = aabb;
         node.height = height;
+        changed
     }
 
-    /// Walks from `start` up to the root, rebalancing and refitting each node. After one leaf is
-    /// inserted or removed, each ancestor's subtree height changed by at most one, so every node
-    /// on the way is off balance by at most two and one rotation fixes it.
+    /// Walks from `start` towards the root, rebalancing and refitting each node. After one
+    /// leaf is inserted or removed, each ancestor's subtree height changed by at most one, so
+    /// every node on the way is off balance by at most two and one rotation fixes it. The
+    /// walk stops at the first node that needed no rotation and whose box and height came out
+    /// as they were: every node above it has the same children as before, each already the
+    /// union of them and balanced, so refitting them would change nothing.
     fn rebalance_upwards(&mut self, start: u32) {
         let mut index = start;
         while index != NULL_NODE {
-            index = self.balance(index);
-            index = self.nodes[index as usize].parent;
+            let (top, changed) = self.balance(index);
+            if !changed {
+                break;
+            }
+            index = self.nodes[top as usize].parent;
         }
     }
 
     /// Restores |height(a) − height(b)| ≤ 1 at the internal node `index` (whose children are
-    /// already balanced) with one rotation if needed, refits, and returns the node now at the top
-    /// of that subtree.
-    fn balance(&mut self, index: u32) -> u32 {
+    /// already balanced) with one rotation if needed, refits, and returns the node now at the
+    /// top of that subtree, and whether anything there changed (a rotation always does).
+    fn balance(&mut self, index: u32) -> (u32, bool) {
         let node = self.nodes[index as usize];
         let height_a = self.height_of(node.child_a);
         let height_b = self.height_of(node.child_b);
         if height_b > height_a + 1 {
-            return self.rotate_up(index, node.child_b);
+            return (self.rotate_up(index, node.child_b), true);
         }
         if height_a > height_b + 1 {
-            return self.rotate_up(index, node.child_a);
+            return (self.rotate_up(index, node.child_a), true);
         }
-        self.refit(index);
-        index
+        (index, self.refit(index))
     }
 
     /// Rotates the child `tall` (two levels taller than its sibling `short`) above `top`:
@@ -675,6 +683,22 @@ impl BroadPhase for DynamicTree {
 }
 
 mod validate;
+
+/// The surface area of the union of `a` and `b` (`a.union(b).surface_area()`, the same bits
+/// for finite boxes, which every box in the tree is): the bounds taken with one comparison
+/// each, where `f32::min` and `f32::max` also order NaNs. The insertion's descent runs it
+/// three times a level.
+#[inline]
+fn union_area(a: &Aabb, b: &Aabb) -> f32 {
+    let lesser = |x: f32, y: f32| if x < y { x } else { y };
+    let greater = |x: f32, y: f32| if x > y { x } else { y };
+    let d = Vec3::new(
+        greater(a.max.x, b.max.x) - lesser(a.min.x, b.min.x),
+        greater(a.max.y, b.max.y) - lesser(a.min.y, b.min.y),
+        greater(a.max.z, b.max.z) - lesser(a.min.z, b.min.z),
+    );
+    2.0 * (d.x * d.y + d.y * d.z + d.z * d.x)
+}
 
 #[cfg(test)]
 mod tests;

@@ -263,3 +263,58 @@ fn validate_catches_corruption() {
     leaked.nodes.push(Node::leaf(cube(Vec3::ZERO, 1.0), 99));
     assert!(leaked.validate().is_err(), "leaked node");
 }
+
+#[test]
+fn union_area_is_the_area_of_the_union() {
+    // The descent's `union_area` against `Aabb::union` then `surface_area`, bit for bit, on
+    // overlapping, nested, disjoint and touching boxes.
+    let mut rng = Lcg(7);
+    for i in 0..2000 {
+        let a = rng.aabb(if i % 2 == 0 { 3.0 } else { 100.0 });
+        let b = match i % 4 {
+            0 => a,
+            1 => Aabb::new(a.max, a.max + Vec3::ONE),
+            _ => rng.aabb(3.0),
+        };
+        let expected = a.union(&b).surface_area();
+        assert_eq!(
+            union_area(&a, &b).to_bits(),
+            expected.to_bits(),
+            "{a:?} {b:?}"
+        );
+        assert_eq!(
+            union_area(&b, &a).to_bits(),
+            expected.to_bits(),
+            "{b:?} {a:?}"
+        );
+    }
+}
+
+#[test]
+fn moves_leave_every_box_the_union_of_its_children() {
+    // The refit walk stops where nothing changed; the boxes above must still be exactly the
+    // unions (the validator checks every node) after many small and large moves.
+    let mut rng = Lcg(11);
+    let mut tree = DynamicTree::new();
+    let mut proxies = Vec::new();
+    let mut boxes = Vec::new();
+    for user in 0..200 {
+        let aabb = rng.aabb(20.0);
+        proxies.push(tree.create_proxy(aabb, user));
+        boxes.push(aabb);
+    }
+    for round in 0..50 {
+        for (proxy, aabb) in proxies.iter().zip(&mut boxes) {
+            let reach = if round % 5 == 0 { 3.0 } else { 0.2 };
+            let shift = Vec3::new(
+                rng.range(-reach, reach),
+                rng.range(-reach, reach),
+                rng.range(-reach, reach),
+            );
+            *aabb = Aabb::new(aabb.min + shift, aabb.max + shift);
+            tree.move_proxy(*proxy, *aabb, shift);
+        }
+        tree.validate().unwrap();
+        pairs(&mut tree);
+    }
+}

@@ -284,9 +284,9 @@ impl DynamicTree {
     /// nodes of height ≤ 1: pairing L (height 0) with a taller subtree would unbalance the new
     /// parent by more than one, which a single rotation cannot repair. Stopping low keeps the
     /// strict AVL invariant, and with it the height bound, for any insertion order.
-    fn pick_sibling(&self, leaf_aabb: &Aabb) -> u32 {
+    fn pick_sibling(&self, start: u32, leaf_aabb: &Aabb) -> u32 {
         let leaf_area = leaf_aabb.surface_area();
-        let mut index = self.root;
+        let mut index = start;
         let mut inherited = 0.0f32;
         loop {
             let node = &self.nodes[index as usize];
@@ -327,13 +327,19 @@ impl DynamicTree {
     /// sibling's place and adopts the sibling and the leaf; then the ancestors are refitted and
     /// rebalanced.
     fn insert_leaf(&mut self, leaf: u32) {
+        self.insert_leaf_under(leaf, self.root);
+    }
+
+    /// [`Self::insert_leaf`] with the descent starting at `start` (the root, or a node of the
+    /// tree whose box holds the leaf's).
+    fn insert_leaf_under(&mut self, leaf: u32, start: u32) {
         if self.root == NULL_NODE {
             self.root = leaf;
             self.node_mut(leaf).parent = NULL_NODE;
             return;
         }
         let leaf_aabb = self.nodes[leaf as usize].aabb;
-        let sibling = self.pick_sibling(&leaf_aabb);
+        let sibling = self.pick_sibling(start, &leaf_aabb);
         let sibling_node = self.nodes[sibling as usize];
         let old_parent = sibling_node.parent;
         let new_parent = self.allocate_node(Node {
@@ -354,10 +360,11 @@ impl DynamicTree {
 
     /// Unlinks `leaf` from the tree (the node itself stays allocated): its sibling takes the
     /// parent's place, the parent is freed, and the ancestors are refitted and rebalanced.
-    fn remove_leaf(&mut self, leaf: u32) {
+    /// Returns the sibling (NULL when the leaf was the root).
+    fn remove_leaf(&mut self, leaf: u32) -> u32 {
         if leaf == self.root {
             self.root = NULL_NODE;
-            return;
+            return NULL_NODE;
         }
         let parent = self.nodes[leaf as usize].parent;
         let parent_node = self.nodes[parent as usize];
@@ -372,6 +379,26 @@ impl DynamicTree {
         self.free_node(parent);
         self.node_mut(leaf).parent = NULL_NODE;
         self.rebalance_upwards(grandparent);
+        sibling
+    }
+
+    /// The lowest node from `from` up whose box holds `aabb`, or the root: where a moved
+    /// leaf's descent starts (`from`: the sibling it left; Bullet's `btDbvt::update` climbs
+    /// from there too). A box that moved a little is still inside its old neighbourhood's
+    /// box; placed inside it no box above grows, the cost the descent from the root weighs,
+    /// and the descent takes a few levels instead of the tree's height. The refit walk then
+    /// stops early too. Only the tree's shape depends on where a leaf goes, never the pairs
+    /// it reports (sorted, from the boxes alone).
+    fn containing_ancestor(&self, from: u32, aabb: &Aabb) -> u32 {
+        let mut index = from;
+        while index != NULL_NODE && index != self.root {
+            let node = &self.nodes[index as usize];
+            if node.aabb.contains(aabb) {
+                return index;
+            }
+            index = node.parent;
+        }
+        self.root
     }
 
     /// In `parent`, replaces the child link `old` by `new`; a NULL `parent` means the root.
@@ -578,9 +605,10 @@ impl BroadPhase for DynamicTree {
         if !needs_reinsert(&self.leaf(proxy).aabb, &aabb, &fresh, displacement) {
             return false;
         }
-        self.remove_leaf(proxy);
+        let sibling = self.remove_leaf(proxy);
         self.node_mut(proxy).aabb = fresh;
-        self.insert_leaf(proxy);
+        let start = self.containing_ancestor(sibling, &fresh);
+        self.insert_leaf_under(proxy, start);
         self.buffer_move(proxy);
         true
     }

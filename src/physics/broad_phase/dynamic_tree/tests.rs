@@ -318,3 +318,40 @@ fn moves_leave_every_box_the_union_of_its_children() {
         pairs(&mut tree);
     }
 }
+
+#[test]
+fn a_tree_of_moving_boxes_stays_as_good_as_a_fresh_one() {
+    // Moved leaves descend from the lowest ancestor holding their new box, not from the
+    // root. After 400 rounds of drifting boxes (each a random walk, 0.3 m a round) the
+    // tree's SAH cost (`area_ratio`) must be no worse than that of a tree built afresh from
+    // the same boxes in index order (17.4 against 36.8 with this seed; 29.5 when every
+    // moved leaf descends from the root).
+    let mut rng = Lcg(23);
+    let mut tree = DynamicTree::new();
+    let mut proxies = Vec::new();
+    let mut boxes = Vec::new();
+    for user in 0..500 {
+        let aabb = rng.aabb(40.0);
+        proxies.push(tree.create_proxy(aabb, user));
+        boxes.push(aabb);
+    }
+    for _ in 0..400 {
+        for (proxy, aabb) in proxies.iter().zip(&mut boxes) {
+            let shift = Vec3::new(
+                rng.range(-0.3, 0.3),
+                rng.range(-0.3, 0.3),
+                rng.range(-0.3, 0.3),
+            );
+            *aabb = Aabb::new(aabb.min + shift, aabb.max + shift);
+            tree.move_proxy(*proxy, *aabb, shift);
+        }
+        pairs(&mut tree);
+    }
+    tree.validate().unwrap();
+    let mut fresh = DynamicTree::new();
+    for (user, proxy) in proxies.iter().enumerate() {
+        fresh.create_proxy_fat(tree.fat_aabb(*proxy), user as u32);
+    }
+    let (moved, built) = (tree.area_ratio(), fresh.area_ratio());
+    assert!(moved <= built, "moved {moved}, fresh {built}");
+}

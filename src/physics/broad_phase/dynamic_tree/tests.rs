@@ -290,32 +290,55 @@ fn union_area_is_the_area_of_the_union() {
     }
 }
 
-#[test]
-fn moves_leave_every_box_the_union_of_its_children() {
-    // The refit walk stops where nothing changed; the boxes above must still be exactly the
-    // unions (the validator checks every node) after many small and large moves.
-    let mut rng = Lcg(11);
-    let mut tree = DynamicTree::new();
-    let mut proxies = Vec::new();
-    let mut boxes = Vec::new();
-    for user in 0..200 {
-        let aabb = rng.aabb(20.0);
-        proxies.push(tree.create_proxy(aabb, user));
-        boxes.push(aabb);
+/// Random boxes in a tree, moved about by [`Drifting::drift`].
+struct Drifting {
+    tree: DynamicTree,
+    proxies: Vec<ProxyId>,
+    boxes: Vec<Aabb>,
+}
+
+impl Drifting {
+    /// `count` random boxes (`Lcg::aabb(extent)`), user values 0, 1, ….
+    fn new(rng: &mut Lcg, count: u32, extent: f32) -> Self {
+        let mut tree = DynamicTree::new();
+        let mut proxies = Vec::new();
+        let mut boxes = Vec::new();
+        for user in 0..count {
+            let aabb = rng.aabb(extent);
+            proxies.push(tree.create_proxy(aabb, user));
+            boxes.push(aabb);
+        }
+        Self {
+            tree,
+            proxies,
+            boxes,
+        }
     }
-    for round in 0..50 {
-        for (proxy, aabb) in proxies.iter().zip(&mut boxes) {
-            let reach = if round % 5 == 0 { 3.0 } else { 0.2 };
+
+    /// Shifts every box by up to `reach` on each axis (uniform), through `move_proxy`.
+    fn drift(&mut self, rng: &mut Lcg, reach: f32) {
+        for (proxy, aabb) in self.proxies.iter().zip(&mut self.boxes) {
             let shift = Vec3::new(
                 rng.range(-reach, reach),
                 rng.range(-reach, reach),
                 rng.range(-reach, reach),
             );
             *aabb = Aabb::new(aabb.min + shift, aabb.max + shift);
-            tree.move_proxy(*proxy, *aabb, shift);
+            self.tree.move_proxy(*proxy, *aabb, shift);
         }
-        tree.validate().unwrap();
-        pairs(&mut tree);
+    }
+}
+
+#[test]
+fn moves_leave_every_box_the_union_of_its_children() {
+    // The refit walk stops where nothing changed; the boxes above must still be exactly the
+    // unions (the validator checks every node) after many small and large moves.
+    let mut rng = Lcg(11);
+    let mut world = Drifting::new(&mut rng, 200, 20.0);
+    for round in 0..50 {
+        world.drift(&mut rng, if round % 5 == 0 { 3.0 } else { 0.2 });
+        world.tree.validate().unwrap();
+        pairs(&mut world.tree);
     }
 }
 
@@ -327,31 +350,16 @@ fn a_tree_of_moving_boxes_stays_as_good_as_a_fresh_one() {
     // the same boxes in index order (17.4 against 36.8 with this seed; 29.5 when every
     // moved leaf descends from the root).
     let mut rng = Lcg(23);
-    let mut tree = DynamicTree::new();
-    let mut proxies = Vec::new();
-    let mut boxes = Vec::new();
-    for user in 0..500 {
-        let aabb = rng.aabb(40.0);
-        proxies.push(tree.create_proxy(aabb, user));
-        boxes.push(aabb);
-    }
+    let mut world = Drifting::new(&mut rng, 500, 40.0);
     for _ in 0..400 {
-        for (proxy, aabb) in proxies.iter().zip(&mut boxes) {
-            let shift = Vec3::new(
-                rng.range(-0.3, 0.3),
-                rng.range(-0.3, 0.3),
-                rng.range(-0.3, 0.3),
-            );
-            *aabb = Aabb::new(aabb.min + shift, aabb.max + shift);
-            tree.move_proxy(*proxy, *aabb, shift);
-        }
-        pairs(&mut tree);
+        world.drift(&mut rng, 0.3);
+        pairs(&mut world.tree);
     }
-    tree.validate().unwrap();
+    world.tree.validate().unwrap();
     let mut fresh = DynamicTree::new();
-    for (user, proxy) in proxies.iter().enumerate() {
-        fresh.create_proxy_fat(tree.fat_aabb(*proxy), user as u32);
+    for (user, proxy) in world.proxies.iter().enumerate() {
+        fresh.create_proxy_fat(world.tree.fat_aabb(*proxy), user as u32);
     }
-    let (moved, built) = (tree.area_ratio(), fresh.area_ratio());
+    let (moved, built) = (world.tree.area_ratio(), fresh.area_ratio());
     assert!(moved <= built, "moved {moved}, fresh {built}");
 }

@@ -387,8 +387,8 @@ impl DynamicTree {
     /// climb a fixed number of levels from there instead). A box that moved a little is
     /// still inside its old neighbourhood's box; placed inside it no box above grows, the
     /// cost the descent from the root weighs, and the descent takes a few levels instead of
-    /// the tree's height. The refit walk then stops early too. Only the tree's shape depends on where a leaf goes, never the pairs
-    /// it reports (sorted, from the boxes alone).
+    /// the tree's height. The refit walk then stops early too. Only the tree's shape depends
+    /// on where a leaf goes, never the pairs it reports (sorted, from the boxes alone).
     fn containing_ancestor(&self, from: u32, aabb: &Aabb) -> u32 {
         let mut index = from;
         while index != NULL_NODE && index != self.root {

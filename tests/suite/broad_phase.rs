@@ -8,7 +8,7 @@
 use glam::Vec3;
 use impulse::physics::aabb::Aabb;
 use impulse::physics::broad_phase::{
-    BroadPhase, BruteForce, DynamicTree, PairSet, ProxyId, Quadtree, UniformGrid,
+    BroadPhase, BruteForce, DynamicTree, PairSet, ProxyId, ProxyMove, Quadtree, UniformGrid,
 };
 
 /// Side of the cube the boxes live in, m.
@@ -105,9 +105,11 @@ struct Scene {
     others: Vec<Box<dyn BroadPhase>>,
     tree_pairs: PairSet,
     brute_pairs: PairSet,
-    /// Highest tree height seen and re-insertions done, for the report.
+    /// Highest tree height seen, re-insertions done and steps whose moves rebuilt the
+    /// tree, for the report.
     max_height: u32,
     reinsertions: usize,
+    rebuilds: usize,
 }
 
 impl Scene {
@@ -127,6 +129,7 @@ impl Scene {
             brute_pairs: PairSet::new(),
             max_height: 0,
             reinsertions: 0,
+            rebuilds: 0,
         };
         // The floor: 1000 m wide, still.
         scene.add(
@@ -199,6 +202,10 @@ impl Scene {
     /// every fat AABB. Now and then a body stops dead (its stretched box must shrink back) or
     /// jumps across the world.
     fn move_bodies(&mut self) {
+        // The tree takes each step's moves together, as the world hands them over
+        // (`move_proxies`: re-insertions, or a rebuild when a quarter move); the others
+        // one by one.
+        let mut moves = Vec::new();
         for body in self.bodies.iter_mut().flatten() {
             if self.rng.chance(0.005) {
                 body.velocity = Vec3::ZERO;
@@ -210,8 +217,20 @@ impl Scene {
                 body.center += jump;
                 displacement += jump;
             }
-            let tight = body.tight_aabb();
-            let tree_moved = self.tree.move_proxy(body.tree_proxy, tight, displacement);
+            moves.push(ProxyMove {
+                proxy: body.tree_proxy,
+                aabb: body.tight_aabb(),
+                displacement,
+                reinserted: false,
+            });
+        }
+        self.tree.move_proxies(&mut moves);
+        let taken = moves.iter().filter(|m| m.reinserted).count();
+        if taken * 4 >= self.tree.proxy_count() {
+            self.rebuilds += 1;
+        }
+        for (body, m) in self.bodies.iter().flatten().zip(&moves) {
+            let (tight, displacement, tree_moved) = (m.aabb, m.displacement, m.reinserted);
             let brute_moved = self.brute.move_proxy(body.brute_proxy, tight, displacement);
             assert_eq!(tree_moved, brute_moved, "same re-insertion decision");
             for (bp, &proxy) in self.others.iter_mut().zip(&body.other_proxies) {
@@ -361,19 +380,25 @@ fn broad_phase_tree_quadtree_and_grid_match_brute_force_on_moving_boxes() {
     }
     eprintln!(
         "1000 proxies, 100 steps: final height {}, max height {} (bound {}), {} nodes, \
-         area ratio {:.2}, {} re-insertions, {} pairs, {:.2?}",
+         area ratio {:.2}, {} re-insertions, {} rebuilds, {} pairs, {:.2?}",
         scene.tree.height(),
         scene.max_height,
         height_bound(1000),
         scene.tree.node_count(),
         scene.tree.area_ratio(),
         scene.reinsertions,
+        scene.rebuilds,
         scene.tree_pairs.len(),
         start.elapsed()
     );
     assert!(
         scene.reinsertions > 1000,
         "the test must exercise re-insertion"
+    );
+    assert!(
+        scene.rebuilds > 0 && scene.rebuilds < 100,
+        "the test must exercise rebuilds and steps without ({} of 100)",
+        scene.rebuilds
     );
     assert!(!scene.tree_pairs.is_empty(), "the test must have pairs");
 }

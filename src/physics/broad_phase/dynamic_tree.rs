@@ -16,11 +16,21 @@
 //!   last), so after every change the ancestors are rebalanced with AVL rotations by height
 //!   (Adelson-Velsky & Landis 1962; Box2D v2 `b2DynamicTree::Balance`). Every internal node keeps
 //!   |height(a) − height(b)| ≤ 1, which bounds the height by about 1.44·log2(n).
+//! - **Many moves at once** (`move_proxies`): when at least a quarter of the proxies take
+//!   new boxes together (a pile falling in step leaves its fat boxes in the same step),
+//!   the tree is built afresh instead, top down, each node splitting its leaves at the
+//!   median of their centres along the longest axis of the centres' bounds (`rebuild`).
+//!   A re-insertion costs about 2 000 instructions, a rebuild about 500 a leaf, so from
+//!   a quarter on the rebuild is cheaper. Halves that differ by at most one leaf keep
+//!   the AVL invariant.
 //! - **Pairs.** `update_pairs` queries the tree with the fat AABB of every proxy in the move
 //!   buffer, then sorts the pairs, so the report never depends on the tree's shape.
 
-use super::{fatten_aabb, needs_reinsert, ordered_pair, BroadPhase, BroadPhaseNode, ProxyId};
+use super::{
+    fatten_aabb, needs_reinsert, ordered_pair, BroadPhase, BroadPhaseNode, ProxyId, ProxyMove,
+};
 use crate::physics::aabb::Aabb;
+use crate::physics::solver::crew::{for_each_block, Shared};
 use glam::Vec3;
 
 /// The "no node" index: the root's parent, a leaf's children, the end of the free list.
@@ -30,6 +40,163 @@ const NULL_NODE: u32 = u32::MAX;
 /// A depth-first traversal holds at most height + 1 indices, and an AVL tree of 2³² leaves is
 /// under 47 high, so 64 means the spill vector is never allocated in practice.
 const INLINE_STACK_CAPACITY: usize = 64;
+
+/// [`BroadPhase::move_proxies`] rebuilds the tree when the proxies taking new boxes are
+/// at least the proxy count divided by this (see the module documentation).
+const REBUILD_DIVISOR: usize = 4;
+
+/// Levels of the rebuilt tree split on the calling thread before the subtrees under them
+/// (up to 2^levels) are built on the workers ([`DynamicTree::rebuild`]).
+const REBUILD_TOP_LEVELS: u32 = 3;
+
+/// Fewest leaves of a subtree the rebuild builds as a task of its own (a run of fewer
+/// than twice this is not split further on the calling thread).
+const MIN_REBUILD_TASK: usize = 256;
+
+/// A leaf as [`DynamicTree::rebuild`] sorts it: its box's centre as integers that order
+/// as the floats do (twice the centre, min + max: only the order counts), and its node.
+#[derive(Clone, Copy, Debug)]
+struct BuildLeaf {
+    key: [u32; 3],
+    leaf: u32,
+}
+
+impl BuildLeaf {
+    fn new(leaf: u32, aabb: &Aabb) -> Self {
+        let centre = aabb.min + aabb.max;
+        Self {
+            key: centre.to_array().map(ordered_bits),
+            leaf,
+        }
+    }
+
+    /// The key along `axis`, ties broken by the node index.
+    #[inline]
+    fn key_along(&self, axis: usize) -> u64 {
+        (self.key[axis] as u64) << 32 | self.leaf as u64
+    }
+}
+
+/// `x`'s bits turned so that their unsigned order is the floats' total order (negative
+/// floats flipped whole, the others with the sign bit set).
+#[inline]
+fn ordered_bits(x: f32) -> u32 {
+    let bits = x.to_bits();
+    if bits >> 31 == 1 {
+        !bits
+    } else {
+        bits | 1 << 31
+    }
+}
+
+/// The float that [`ordered_bits`] turned into `key`.
+#[inline]
+fn from_ordered_bits(key: u32) -> f32 {
+    f32::from_bits(if key >> 31 == 1 {
+        key & !(1 << 31)
+    } else {
+        !key
+    })
+}
+
+/// Splits `leaves` (two or more) at the median of their centres along the axis on which
+/// the centres spread most, the lower half first, and returns the split (`len / 2`).
+/// Ties go by node index, so the split is the same on any machine.
+fn split_leaves(leaves: &mut [BuildLeaf]) -> usize {
+    let (mut low, mut high) = ([u32::MAX; 3], [0u32; 3]);
+    for item in leaves.iter() {
+        for k in 0..3 {
+            low[k] = low[k].min(item.key[k]);
+            high[k] = high[k].max(item.key[k]);
+        }
+    }
+    let spread: [f32; 3] =
+        std::array::from_fn(|k| from_ordered_bits(high[k]) - from_ordered_bits(low[k]));
+    let axis = if spread[0] >= spread[1] && spread[0] >= spread[2] {
+        0
+    } else if spread[1] >= spread[2] {
+        1
+    } else {
+        2
+    };
+    let half = leaves.len() / 2;
+    leaves.select_nth_unstable_by_key(half, |item| item.key_along(axis));
+    half
+}
+
+/// The top `levels` levels of splits over `leaves` (positions `start..` of the whole
+/// order); the runs under them go to `tasks` as (start, length), in order.
+fn split_top(leaves: &mut [BuildLeaf], start: usize, levels: u32, tasks: &mut Vec<(usize, usize)>) {
+    if levels == 0 || leaves.len() < 2 * MIN_REBUILD_TASK {
+        if !leaves.is_empty() {
+            tasks.push((start, leaves.len()));
+        }
+        return;
+    }
+    let half = split_leaves(leaves);
+    let (first, second) = leaves.split_at_mut(half);
+    split_top(first, start, levels - 1, tasks);
+    split_top(second, start + half, levels - 1, tasks);
+}
+
+/// The root of the subtree over positions `start..start + len`: the leaf itself for one,
+/// else the node of its first split (at `start + len / 2`).
+fn subtree_root(leaves: &[BuildLeaf], slots: &[u32], start: usize, len: usize) -> u32 {
+    if len == 1 {
+        leaves[start].leaf
+    } else {
+        slots[start + len / 2 - 1]
+    }
+}
+
+/// Builds the subtree over `leaves` (positions `start..` of the whole order, at least
+/// one) into `nodes` and returns its root: a run of two or more is split
+/// ([`split_leaves`]) under the node of its split position. The recursion is as deep as
+/// the subtree, about log2 of its leaves.
+fn build_subtree(
+    nodes: Shared<Node>,
+    leaves: &mut [BuildLeaf],
+    start: usize,
+    slots: &[u32],
+) -> u32 {
+    if let [only] = leaves {
+        return only.leaf;
+    }
+    let half = split_leaves(leaves);
+    let (first, second) = leaves.split_at_mut(half);
+    let child_a = build_subtree(nodes, first, start, slots);
+    let child_b = build_subtree(nodes, second, start + half, slots);
+    let parent = slots[start + half - 1];
+    // SAFETY: this run's leaves and gap nodes are this call's alone (`DynamicTree::rebuild`).
+    unsafe { link_nodes(nodes, parent, child_a, child_b) };
+    parent
+}
+
+/// Makes `child_a` and `child_b` the children of `parent`: its box their union, its
+/// height one more than the taller's.
+///
+/// # Safety
+/// No other thread may use those three nodes meanwhile.
+#[inline]
+unsafe fn link_nodes(nodes: Shared<Node>, parent: u32, child_a: u32, child_b: u32) {
+    // SAFETY: the three nodes are the caller's alone.
+    let (a, b) = unsafe { (*nodes.at(child_a as usize), *nodes.at(child_b as usize)) };
+    // SAFETY: as above.
+    unsafe {
+        *nodes.at_mut(parent as usize) = Node {
+            aabb: a.aabb.union(&b.aabb),
+            parent: NULL_NODE,
+            child_a,
+            child_b,
+            height: 1 + a.height.max(b.height),
+            user: NULL_NODE,
+            free: false,
+            moved: false,
+        };
+        nodes.at_mut(child_a as usize).parent = parent;
+        nodes.at_mut(child_b as usize).parent = parent;
+    }
+}
 
 /// One node of the tree.
 #[derive(Clone, Copy, Debug)]
@@ -144,6 +311,11 @@ pub struct DynamicTree {
     block_pairs: super::BlockPairs,
     /// Node boxes tested in the last `update_pairs`.
     tests: u64,
+    /// Scratch for `rebuild`: the leaves with their keys, the new internal nodes, the
+    /// subtrees built as tasks.
+    rebuild_leaves: Vec<BuildLeaf>,
+    rebuild_slots: Vec<u32>,
+    rebuild_tasks: Vec<(usize, usize)>,
 }
 
 impl Default for DynamicTree {
@@ -170,6 +342,9 @@ impl DynamicTree {
             pair_buffer: Vec::new(),
             block_pairs: Vec::new(),
             tests: 0,
+            rebuild_leaves: Vec::new(),
+            rebuild_slots: Vec::new(),
+            rebuild_tasks: Vec::new(),
         }
     }
 
@@ -401,6 +576,87 @@ impl DynamicTree {
         self.root
     }
 
+    /// Builds the tree afresh over its leaves (their boxes as they are). Every internal
+    /// node is freed and `n − 1` are taken back, in free-list order, as the new tree's
+    /// internal nodes: the node splitting the run of leaves at position m (of the order
+    /// [`split_leaves`] leaves them in) is the (m − 1)-th, so every subtree's nodes are
+    /// known before it is built. The top [`REBUILD_TOP_LEVELS`] levels are split here; the
+    /// subtrees under them are built on every worker the step may use
+    /// (`for_each_block`: each writes only its own leaves and nodes); then the top nodes
+    /// are linked here. The same leaves and boxes give the same tree at any worker count.
+    fn rebuild(&mut self) {
+        let mut leaves = std::mem::take(&mut self.rebuild_leaves);
+        leaves.clear();
+        for index in 0..self.nodes.len() as u32 {
+            let node = &self.nodes[index as usize];
+            if node.free {
+                continue;
+            }
+            if node.is_leaf() {
+                leaves.push(BuildLeaf::new(index, &node.aabb));
+            } else {
+                self.free_node(index);
+            }
+        }
+        let mut slots = std::mem::take(&mut self.rebuild_slots);
+        slots.clear();
+        for _ in 1..leaves.len() {
+            // Linked, box and height set, by `link_nodes`.
+            slots
+                .push(self.allocate_node(Node::leaf(Aabb::new(Vec3::ZERO, Vec3::ZERO), NULL_NODE)));
+        }
+        let mut tasks = std::mem::take(&mut self.rebuild_tasks);
+        tasks.clear();
+        split_top(&mut leaves, 0, REBUILD_TOP_LEVELS, &mut tasks);
+        {
+            let nodes = Shared::new(&mut self.nodes);
+            let shared_leaves = Shared::new(&mut leaves);
+            let (slots, tasks) = (&slots, &tasks);
+            for_each_block(tasks.len(), 1, &|range| {
+                for &(start, len) in &tasks[range] {
+                    // SAFETY: the tasks are disjoint runs of the leaves; the subtree over
+                    // positions start..start + len writes only those leaves' nodes and the
+                    // nodes of the gaps inside the run (`slots[start..start + len - 1]`).
+                    let run = unsafe { shared_leaves.slice(start..start + len) };
+                    build_subtree(nodes, run, start, slots);
+                }
+            });
+        }
+        self.root = match leaves.len() {
+            0 => NULL_NODE,
+            n => self.link_top(&leaves, &slots, 0, n, REBUILD_TOP_LEVELS),
+        };
+        if self.root != NULL_NODE {
+            self.node_mut(self.root).parent = NULL_NODE;
+        }
+        self.rebuild_leaves = leaves;
+        self.rebuild_slots = slots;
+        self.rebuild_tasks = tasks;
+    }
+
+    /// The top `levels` levels of the rebuilt tree over positions `start..start + len`
+    /// (split as [`split_top`] did), whose subtrees below are built: links each top node
+    /// to the roots of its halves ([`subtree_root`]) and returns this range's root.
+    fn link_top(
+        &mut self,
+        leaves: &[BuildLeaf],
+        slots: &[u32],
+        start: usize,
+        len: usize,
+        levels: u32,
+    ) -> u32 {
+        if levels == 0 || len < 2 * MIN_REBUILD_TASK {
+            return subtree_root(leaves, slots, start, len);
+        }
+        let half = len / 2;
+        let child_a = self.link_top(leaves, slots, start, half, levels - 1);
+        let child_b = self.link_top(leaves, slots, start + half, len - half, levels - 1);
+        let parent = slots[start + half - 1];
+        // SAFETY: the nodes are borrowed mutably here, on this thread alone.
+        unsafe { link_nodes(Shared::new(&mut self.nodes), parent, child_a, child_b) };
+        parent
+    }
+
     /// In `parent`, replaces the child link `old` by `new`; a NULL `parent` means the root.
     /// (`new`'s parent link is the caller's business.)
     fn replace_child(&mut self, parent: u32, old: u32, new: u32) {
@@ -611,6 +867,33 @@ impl BroadPhase for DynamicTree {
         self.insert_leaf_under(proxy, start);
         self.buffer_move(proxy);
         true
+    }
+
+    fn move_proxies(&mut self, moves: &mut [ProxyMove]) {
+        let fresh = |m: &ProxyMove| fatten_aabb(&m.aabb, m.displacement);
+        let taking = moves
+            .iter()
+            .filter(|m| {
+                needs_reinsert(&self.leaf(m.proxy).aabb, &m.aabb, &fresh(m), m.displacement)
+            })
+            .count();
+        if taking == 0 || taking * REBUILD_DIVISOR < self.proxy_count {
+            for m in moves {
+                m.reinserted = self.move_proxy(m.proxy, m.aabb, m.displacement);
+            }
+            return;
+        }
+        // Each box as `move_proxy` would leave it, in order (a proxy named twice is decided
+        // on its box after the first), then one rebuild.
+        for m in moves.iter_mut() {
+            let fat = fresh(m);
+            m.reinserted = needs_reinsert(&self.leaf(m.proxy).aabb, &m.aabb, &fat, m.displacement);
+            if m.reinserted {
+                self.node_mut(m.proxy).aabb = fat;
+                self.buffer_move(m.proxy);
+            }
+        }
+        self.rebuild();
     }
 
     fn touch_proxy(&mut self, proxy: ProxyId) {

@@ -104,6 +104,20 @@ fn collect_in_blocks(
     tests
 }
 
+/// One proxy's move for [`BroadPhase::move_proxies`]: the arguments of
+/// [`BroadPhase::move_proxy`], and its answer.
+#[derive(Clone, Copy, Debug)]
+pub struct ProxyMove {
+    /// The proxy that moved.
+    pub proxy: ProxyId,
+    /// The tight bounds after the move.
+    pub aabb: Aabb,
+    /// The motion this step, m.
+    pub displacement: Vec3,
+    /// Set by the broad phase: whether the proxy took a new fat box.
+    pub reinserted: bool,
+}
+
 /// One node of a broad phase structure, as plain data for debug drawing.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BroadPhaseNode {
@@ -164,6 +178,16 @@ pub trait BroadPhase {
     /// fat one, or the fat one has become much too large); a re-inserted proxy joins the move
     /// buffer. Returns true if it was re-inserted.
     fn move_proxy(&mut self, proxy: ProxyId, aabb: Aabb, displacement: Vec3) -> bool;
+
+    /// [`BroadPhase::move_proxy`] for each of `moves` in order, with the same result for
+    /// every proxy: each one's `reinserted` says what `move_proxy` would have returned. A
+    /// structure may reorganise itself wholesale when many of its proxies move at once
+    /// (the tree rebuilds itself, `dynamic_tree.rs`); the pairs never depend on it.
+    fn move_proxies(&mut self, moves: &mut [ProxyMove]) {
+        for m in moves {
+            m.reinserted = self.move_proxy(m.proxy, m.aabb, m.displacement);
+        }
+    }
 
     /// Puts a proxy into the move buffer without changing its box, so that its pairs are
     /// reported again at the next `update_pairs` (e.g. its body woke up or a filter changed).

@@ -362,3 +362,117 @@ fn a_tree_of_moving_boxes_stays_as_good_as_a_fresh_one() {
     let (moved, built) = (world.tree.area_ratio(), fresh.area_ratio());
     assert!(moved <= built, "moved {moved}, fresh {built}");
 }
+
+/// Moves every `every`-th drifting box by up to `reach` through `move_proxies` on `bulk` and
+/// through `move_proxy` on `single`, the same calls; returns how many took new boxes.
+fn move_both(
+    bulk: &mut Drifting,
+    single: &mut DynamicTree,
+    rng: &mut Lcg,
+    every: usize,
+    reach: f32,
+) -> usize {
+    let mut moves = Vec::new();
+    for (k, (proxy, aabb)) in bulk.proxies.iter().zip(&mut bulk.boxes).enumerate() {
+        if k % every != 0 {
+            continue;
+        }
+        let shift = Vec3::new(
+            rng.range(-reach, reach),
+            rng.range(-reach, reach),
+            rng.range(-reach, reach),
+        );
+        *aabb = Aabb::new(aabb.min + shift, aabb.max + shift);
+        moves.push(ProxyMove {
+            proxy: *proxy,
+            aabb: *aabb,
+            displacement: shift,
+            reinserted: false,
+        });
+    }
+    bulk.tree.move_proxies(&mut moves);
+    for m in &moves {
+        let alone = single.move_proxy(m.proxy, m.aabb, m.displacement);
+        assert_eq!(m.reinserted, alone, "proxy {}: the same answer", m.proxy);
+        assert_eq!(bulk.tree.fat_aabb(m.proxy), single.fat_aabb(m.proxy));
+    }
+    moves.iter().filter(|m| m.reinserted).count()
+}
+
+#[test]
+fn many_moves_at_once_rebuild_the_tree_and_report_the_same_pairs() {
+    // Moving all the boxes far (every one takes a new box: a rebuild), a third of them
+    // (still a rebuild) or a tenth (re-insertions, as `move_proxy`): the answers, the fat
+    // boxes and the pairs are those of the same moves one by one, and the tree stays
+    // valid (AVL, boxes exactly the unions, free list, move buffer).
+    let mut rng = Lcg(41);
+    let mut bulk = Drifting::new(&mut rng, 600, 30.0);
+    let mut single = bulk.tree.clone();
+    pairs(&mut bulk.tree);
+    pairs(&mut single);
+    for (round, every) in [1, 3, 10, 1, 3, 10].into_iter().enumerate() {
+        let taken = move_both(&mut bulk, &mut single, &mut rng, every, 2.0);
+        assert!(taken > 0);
+        bulk.tree.validate().unwrap();
+        single.validate().unwrap();
+        assert_eq!(pairs(&mut bulk.tree), pairs(&mut single), "round {round}");
+        assert_eq!(bulk.tree.node_count(), 2 * 600 - 1);
+        assert!(bulk.tree.height() <= avl_bound(600));
+    }
+}
+
+/// The tree's nodes as drawn (every box, depth and leaf flag, depth first).
+fn shape(tree: &DynamicTree) -> Vec<BroadPhaseNode> {
+    let mut out = Vec::new();
+    tree.debug_nodes(&mut out);
+    out
+}
+
+#[test]
+fn few_moves_at_once_are_reinserted_and_many_rebuild_a_tree_as_good_as_a_fresh_one() {
+    let mut rng = Lcg(43);
+    let mut bulk = Drifting::new(&mut rng, 800, 40.0);
+    let mut single = bulk.tree.clone();
+    // A tenth move: under a quarter, so re-inserted one by one, the very same tree.
+    let taken = move_both(&mut bulk, &mut single, &mut rng, 10, 3.0);
+    assert!(taken > 0 && taken * REBUILD_DIVISOR < 800);
+    assert_eq!(shape(&bulk.tree), shape(&single));
+    // All of them move: rebuilt. Its SAH cost (`area_ratio`) is no worse than that of
+    // the tree the same moves made one by one, nor of one built by inserting the boxes
+    // afresh in index order.
+    let taken = move_both(&mut bulk, &mut single, &mut rng, 1, 3.0);
+    assert!(taken * REBUILD_DIVISOR >= 800);
+    assert_ne!(shape(&bulk.tree), shape(&single));
+    let mut fresh = DynamicTree::new();
+    for (user, proxy) in bulk.proxies.iter().enumerate() {
+        fresh.create_proxy_fat(bulk.tree.fat_aabb(*proxy), user as u32);
+    }
+    let rebuilt = bulk.tree.area_ratio();
+    assert!(
+        rebuilt <= single.area_ratio(),
+        "{rebuilt} vs {}",
+        single.area_ratio()
+    );
+    assert!(
+        rebuilt <= fresh.area_ratio(),
+        "{rebuilt} vs {}",
+        fresh.area_ratio()
+    );
+}
+
+#[test]
+fn a_rebuild_is_the_same_on_any_number_of_workers() {
+    // 3 000 leaves: eight subtrees built as tasks, shared when there are workers.
+    let mut rng = Lcg(47);
+    let world = Drifting::new(&mut rng, 3000, 60.0);
+    let mut trees = Vec::new();
+    for workers in [1, 2, 3] {
+        let mut tree = world.tree.clone();
+        crate::physics::threads::run_with(workers, || tree.rebuild());
+        tree.validate().unwrap();
+        trees.push(shape(&tree));
+    }
+    assert_ne!(trees[0], shape(&world.tree), "rebuilt");
+    assert_eq!(trees[0], trees[1]);
+    assert_eq!(trees[0], trees[2]);
+}

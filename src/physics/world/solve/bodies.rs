@@ -5,8 +5,7 @@
 use std::ops::Range;
 
 use crate::physics::body::{BodyType, NULL};
-use crate::physics::broad_phase::{fatten_aabb, needs_reinsert};
-use crate::physics::collider::move_collider_proxy;
+use crate::physics::broad_phase::{fatten_aabb, needs_reinsert, ProxyMove};
 use crate::physics::island::{flatten_roots, sleep_timer};
 use crate::physics::math::{Isometry, Quat, Vec3};
 use crate::physics::solver::crew::{for_each_block, Shared};
@@ -258,6 +257,8 @@ impl World {
                 }
             });
         }
+        let moves = &mut scratch.solver.proxy_moves;
+        moves.clear();
         for solver_index in 1..count {
             let body_index = scratch.solver.to_body[solver_index];
             if scratch.solver.faulted[solver_index] {
@@ -270,8 +271,39 @@ impl World {
                 };
                 let displacement = scratch.solver.bodies[solver_index].delta_position;
                 for &ci in &body.colliders {
-                    if let Some(collider) = colliders.at_mut(ci) {
-                        move_collider_proxy(&mut **broad_phase, collider, displacement);
+                    if let Some(collider) = colliders.at(ci) {
+                        moves.push(ProxyMove {
+                            proxy: collider.proxy,
+                            aabb: collider.aabb,
+                            displacement,
+                            reinserted: false,
+                        });
+                    }
+                }
+            }
+        }
+        if moves.is_empty() {
+            return;
+        }
+        broad_phase.move_proxies(moves);
+        // The same colliders in the same order: each keeps a copy of its new fat box.
+        let mut next = moves.iter();
+        for solver_index in 1..count {
+            if scratch.solver.faulted[solver_index] || !scratch.solver.moved[solver_index] {
+                continue;
+            }
+            let Some(body) = bodies.at(scratch.solver.to_body[solver_index]) else {
+                continue;
+            };
+            for &ci in &body.colliders {
+                if let Some(collider) = colliders.at_mut(ci) {
+                    let Some(m) = next.next() else {
+                        debug_assert!(false, "a move for every collider gathered above");
+                        return;
+                    };
+                    debug_assert_eq!(m.proxy, collider.proxy);
+                    if m.reinserted {
+                        collider.fat_aabb = broad_phase.fat_aabb(m.proxy);
                     }
                 }
             }

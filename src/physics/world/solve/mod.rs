@@ -19,6 +19,7 @@
 
 use std::ops::Range;
 
+use crate::physics::broad_phase::ProxyMove;
 use crate::physics::constants::*;
 use crate::physics::island::find_root;
 use crate::physics::profile::PhaseTimer;
@@ -63,6 +64,9 @@ pub(crate) struct SolverScratch {
     /// Per solver body: one of its colliders outgrew its proxy's fat box this step
     /// (`World::finalize_bodies`).
     pub moved: Vec<bool>,
+    /// The proxy moves of those bodies' colliders, in solver order (`finalize_bodies`
+    /// hands them to the broad phase together).
+    pub proxy_moves: Vec<ProxyMove>,
     /// The provisional solver-to-body table, in slot order (work space of `plan_groups`,
     /// which re-indexes the dynamic bodies group by group).
     pub provisional_to_body: Vec<u32>,

@@ -598,7 +598,8 @@ pub(crate) fn prepare_colours(
             }
         }
     };
-    if solved_by_team(count, false) {
+    // The lane groups alone decide: the bodies' stages are not here.
+    if solved_by_team(count, 0, false) {
         for_each_block(units, 1, &prepare);
     } else {
         prepare(0..units);

@@ -89,10 +89,14 @@ impl World {
         let gravity = self.settings.gravity;
         let planar = self.settings.planar;
         let scratch = &mut self.scratch;
-        scratch.solver.bodies.clear();
+        // Every element is written below (the stand-in here, the others by their blocks):
+        // the arrays only change length, so this thread does not write them all first.
+        scratch.solver.bodies.truncate(count);
         scratch.solver.bodies.resize(count, SolverBody::STATIC);
-        scratch.solver.forces.clear();
+        scratch.solver.bodies[0] = SolverBody::STATIC;
+        scratch.solver.forces.truncate(count);
         scratch.solver.forces.resize(count, SolverForces::NONE);
+        scratch.solver.forces[0] = SolverForces::NONE;
         scratch.solver.faulted.clear();
         scratch.solver.faulted.resize(count, false);
         // Each solver body from its body, in blocks on every worker: the blocks take
@@ -103,8 +107,18 @@ impl World {
         let solver_forces = Shared::new(&mut scratch.solver.forces);
         for_each_block(count, FILL_BLOCK, &|range: Range<usize>| {
             for index in range.filter(|&i| i > 0) {
-                // SAFETY: solver index `index` names one body, and this block alone has it.
-                let Some(body) = (unsafe { shared_bodies.at_mut(to_body[index]) }) else {
+                // SAFETY: solver index `index` names one body, and this block alone has it
+                // and its solver body and forces.
+                let (body, solver_body, forces) = unsafe {
+                    (
+                        shared_bodies.at_mut(to_body[index]),
+                        solver_bodies.at_mut(index),
+                        solver_forces.at_mut(index),
+                    )
+                };
+                let Some(body) = body else {
+                    *solver_body = SolverBody::STATIC;
+                    *forces = SolverForces::NONE;
                     continue;
                 };
                 let locks = if body.is_dynamic() && planar {
@@ -126,9 +140,6 @@ impl World {
                 // overflow positions.
                 let max_speed = crate::physics::body::max_linear_speed(body.ccd);
                 body.linear_velocity = solver::clamp_length(body.linear_velocity, max_speed);
-                // SAFETY: as above, index `index` is this block's.
-                let (solver_body, forces) =
-                    unsafe { (solver_bodies.at_mut(index), solver_forces.at_mut(index)) };
                 *solver_body = SolverBody {
                     linear_velocity: body.linear_velocity,
                     angular_velocity: body.angular_velocity,
@@ -157,6 +168,8 @@ impl World {
                         gyroscopic: false,
                     }
                     .with_gyroscopic();
+                } else {
+                    *forces = SolverForces::NONE;
                 }
             }
         });

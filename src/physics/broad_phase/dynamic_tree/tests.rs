@@ -476,3 +476,86 @@ fn a_rebuild_is_the_same_on_any_number_of_workers() {
     assert_eq!(trees[0], trees[1]);
     assert_eq!(trees[0], trees[2]);
 }
+
+/// A tree's shape from `index` down: a leaf's index, or its two children's shapes.
+#[derive(Debug, PartialEq)]
+enum Shape {
+    Leaf(u32),
+    Split(Box<Shape>, Box<Shape>),
+}
+
+fn shape_of(tree: &DynamicTree, index: u32) -> Shape {
+    let node = &tree.nodes[index as usize];
+    if node.is_leaf() {
+        Shape::Leaf(index)
+    } else {
+        Shape::Split(
+            Box::new(shape_of(tree, node.child_a)),
+            Box::new(shape_of(tree, node.child_b)),
+        )
+    }
+}
+
+/// The median-split tree built the plain way, as the reference for `rebuild`: the leaves
+/// (index, centre) sorted whole along the axis whose centres spread most (largest
+/// max − min, x before y before z on ties), by coordinate then index, and cut in half.
+fn reference_build(leaves: &mut [(u32, Vec3)]) -> Shape {
+    if let [(leaf, _)] = leaves {
+        return Shape::Leaf(*leaf);
+    }
+    let spread = |k: usize| {
+        let values = leaves.iter().map(|(_, c)| c[k]);
+        values.clone().fold(f32::NEG_INFINITY, f32::max) - values.fold(f32::INFINITY, f32::min)
+    };
+    let (x, y, z) = (spread(0), spread(1), spread(2));
+    let axis = if x >= y && x >= z {
+        0
+    } else if y >= z {
+        1
+    } else {
+        2
+    };
+    leaves.sort_by(|a, b| a.1[axis].total_cmp(&b.1[axis]).then(a.0.cmp(&b.0)));
+    let half = leaves.len() / 2;
+    let (first, second) = leaves.split_at_mut(half);
+    Shape::Split(
+        Box::new(reference_build(first)),
+        Box::new(reference_build(second)),
+    )
+}
+
+#[test]
+fn a_rebuild_splits_every_run_at_its_median_as_a_plain_sort_does() {
+    // 2 500 boxes (three levels split on the calling thread, eight subtrees as tasks), some with
+    // equal centres on an axis (ties go by index), and small trees of 1, 2 and 3.
+    for (count, seed) in [(2500, 53), (3, 59), (2, 61), (1, 67)] {
+        let mut rng = Lcg(seed);
+        let mut tree = DynamicTree::new();
+        for user in 0..count {
+            let mut aabb = rng.aabb(30.0);
+            if user % 7 == 0 {
+                // On the plane y = 5 exactly.
+                let h = aabb.half_extents();
+                aabb = Aabb::from_center_half_extents(
+                    Vec3::new(aabb.center().x, 5.0, aabb.center().z),
+                    h,
+                );
+            }
+            tree.create_proxy_fat(aabb, user);
+        }
+        tree.rebuild();
+        tree.validate().unwrap();
+        let mut leaves: Vec<(u32, Vec3)> = (0..tree.nodes.len() as u32)
+            .filter(|&i| !tree.nodes[i as usize].free && tree.nodes[i as usize].is_leaf())
+            .map(|i| {
+                let aabb = tree.nodes[i as usize].aabb;
+                (i, aabb.min + aabb.max)
+            })
+            .collect();
+        assert_eq!(
+            shape_of(&tree, tree.root),
+            reference_build(&mut leaves),
+            "{count} boxes"
+        );
+    }
+}

@@ -140,3 +140,65 @@ fn a_kinematic_body_spun_past_f32_is_counted_frozen_once() {
         assert_eq!(world.counters().frozen_bodies, 1, "step {step}");
     }
 }
+
+#[test]
+fn overflowing_forces_across_many_bodies_freeze_those_alone_in_slot_order() {
+    // 2 600 free spheres (their slots span three of the blocks the solver indices are given
+    // out in), three of them, in three blocks, handed f32::MAX twice: those three are frozen
+    // and reported in slot order, the rest fall as in the same world without the forces,
+    // and every worker count gives the same bits.
+    let run = |workers: usize| {
+        let mut world = World::new(WorldSettings {
+            enable_sleeping: false,
+            gravity: Vec3::new(0.0, -9.81, 0.0),
+            ..WorldSettings::default()
+        });
+        world.set_workers(workers).unwrap();
+        let bodies: Vec<_> = (0..2600)
+            .map(|i| {
+                let at = Vec3::new((i % 52) as f32 * 2.0, 10.0 + (i / 52) as f32 * 2.0, 0.0);
+                let b = world.create_body(BodyDef::dynamic(at));
+                world
+                    .add_collider(b, ColliderDef::new(Shape::sphere(0.4)))
+                    .unwrap();
+                b
+            })
+            .collect();
+        world.step(1.0 / 60.0);
+        let hit = [bodies[2300], bodies[10], bodies[1500]];
+        for &b in &hit {
+            world.apply_force(b, Vec3::new(0.0, f32::MAX, 0.0)).unwrap();
+            world.apply_force(b, Vec3::new(0.0, f32::MAX, 0.0)).unwrap();
+        }
+        world.step(1.0 / 60.0);
+        let reported = world.frozen_bodies().to_vec();
+        let state: Vec<(Vec3, Vec3)> = bodies
+            .iter()
+            .map(|&b| {
+                let body = world.body(b).unwrap();
+                (body.position(), body.linear_velocity())
+            })
+            .collect();
+        (reported, state, [bodies[10], bodies[1500], bodies[2300]])
+    };
+    let (reported, state, in_slot_order) = run(1);
+    assert_eq!(reported, in_slot_order);
+    for (i, (position, velocity)) in state.iter().enumerate() {
+        if [10, 1500, 2300].contains(&i) {
+            // Frozen where the first step left it.
+            assert_eq!(*velocity, Vec3::ZERO, "body {i}");
+        } else {
+            // Two steps of free fall from rest: v = 2·g·dt (sub-stepped, so to rounding).
+            assert!(
+                (velocity.y + 2.0 * 9.81 / 60.0).abs() < 1e-4,
+                "body {i}: {velocity}"
+            );
+            assert!(position.is_finite());
+        }
+    }
+    for workers in [2, 3] {
+        let (other_reported, other_state, _) = run(workers);
+        assert_eq!(other_reported, reported, "{workers} workers");
+        assert_eq!(other_state, state, "{workers} workers");
+    }
+}

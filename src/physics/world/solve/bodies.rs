@@ -21,53 +21,120 @@ impl World {
     pub(super) fn gather_solver_bodies(&mut self) {
         // 1. Provisional indices: kinematic bodies first, then dynamic ones in slot order.
         //    A body whose inputs are not finite (forces summed past f32's range) is frozen
-        //    first, before it can touch anything.
-        let mut kinematic = 0u32;
-        let mut dynamic = 0u32;
+        //    first, before it can touch anything. Two sweeps over the body slots in blocks
+        //    on every worker: one counts each block's kinematic, dynamic and ccd bodies
+        //    (and those to freeze), the other, from the blocks' running sums, gives out the
+        //    same indices one pass in slot order would.
         let gravity = self.settings.gravity;
-        for (handle, body) in self.bodies.iter_mut() {
-            if !body.frozen
-                && body.awake
-                && body.body_type == BodyType::Dynamic
-                && !inputs_finite(body, gravity)
-            {
-                freeze(body);
-                self.frozen_events.push(handle);
-            }
-            if body.awake && body.body_type == BodyType::Kinematic {
-                kinematic += 1;
-            } else if body.awake && body.body_type == BodyType::Dynamic && !body.frozen {
-                dynamic += 1;
+        let slots = self.bodies.capacity();
+        let blocks = slots.div_ceil(INDEX_BLOCK);
+        let counts = &mut self.scratch.solver.index_counts;
+        counts.clear();
+        counts.resize(blocks, BlockCounts::default());
+        {
+            let shared_bodies = self.bodies.shared();
+            let out = Shared::new(counts);
+            for_each_block(blocks, 1, &|range: Range<usize>| {
+                for block in range {
+                    let mut c = BlockCounts::default();
+                    for slot in block * INDEX_BLOCK..((block + 1) * INDEX_BLOCK).min(slots) {
+                        // SAFETY: the slot is this block's alone (read only here).
+                        let Some(body) = (unsafe { shared_bodies.at_mut(slot as u32) }) else {
+                            continue;
+                        };
+                        let dynamic = body.awake && body.body_type == BodyType::Dynamic;
+                        let freezes = dynamic && !body.frozen && !inputs_finite(body, gravity);
+                        c.freezing += freezes as u32;
+                        if body.awake && body.body_type == BodyType::Kinematic {
+                            c.kinematic += 1;
+                        } else if dynamic && !body.frozen && !freezes {
+                            c.dynamic += 1;
+                            c.ccd += body.ccd as u32;
+                        }
+                    }
+                    // SAFETY: each block writes its own counts.
+                    unsafe { *out.at_mut(block) = c };
+                }
+            });
+        }
+        if counts.iter().any(|c| c.freezing > 0) {
+            // Rare: the bodies to freeze, reported in slot order.
+            for (handle, body) in self.bodies.iter_mut() {
+                if !body.frozen
+                    && body.awake
+                    && body.body_type == BodyType::Dynamic
+                    && !inputs_finite(body, gravity)
+                {
+                    freeze(body);
+                    self.frozen_events.push(handle);
+                }
             }
         }
-        let count = 1 + kinematic + dynamic;
-        let (mut next_kinematic, mut next_dynamic) = (1u32, 1 + kinematic);
+        let counts = &mut self.scratch.solver.index_counts;
+        let kinematic: u32 = counts.iter().map(|c| c.kinematic).sum();
+        // Each block's first kinematic, dynamic and ccd index, in place of its counts.
+        let (mut next_kinematic, mut next_dynamic, mut next_ccd) = (1u32, 1 + kinematic, 0u32);
+        for c in counts.iter_mut() {
+            let first = BlockCounts {
+                kinematic: next_kinematic,
+                dynamic: next_dynamic,
+                ccd: next_ccd,
+                freezing: 0,
+            };
+            next_kinematic += c.kinematic;
+            next_dynamic += c.dynamic;
+            next_ccd += c.ccd;
+            *c = first;
+        }
+        let count = next_dynamic;
         let to_body = &mut self.scratch.solver.to_body;
         let ccd = &mut self.scratch.ccd.bodies;
-        ccd.clear();
         to_body.clear();
         to_body.resize(count as usize, NULL);
-        for (handle, body) in self.bodies.iter_mut() {
-            body.solver_index = match body.body_type {
-                BodyType::Kinematic if body.awake => {
-                    next_kinematic += 1;
-                    next_kinematic - 1
+        ccd.clear();
+        ccd.resize(next_ccd as usize, (NULL, Vec3::ZERO, Quat::IDENTITY));
+        {
+            let shared_bodies = self.bodies.shared();
+            let (firsts, to_body, ccd) = (&*counts, Shared::new(to_body), Shared::new(ccd));
+            for_each_block(blocks, 1, &|range: Range<usize>| {
+                for block in range {
+                    let mut next = firsts[block];
+                    for slot in block * INDEX_BLOCK..((block + 1) * INDEX_BLOCK).min(slots) {
+                        // SAFETY: the slot is this block's alone.
+                        let Some(body) = (unsafe { shared_bodies.at_mut(slot as u32) }) else {
+                            continue;
+                        };
+                        body.solver_index = match body.body_type {
+                            BodyType::Kinematic if body.awake => {
+                                next.kinematic += 1;
+                                next.kinematic - 1
+                            }
+                            BodyType::Dynamic if body.awake && !body.frozen => {
+                                next.dynamic += 1;
+                                next.dynamic - 1
+                            }
+                            _ => 0,
+                        };
+                        if body.solver_index != 0 {
+                            // SAFETY: each solver index and ccd place is given out once,
+                            // from this block's own range of them.
+                            unsafe { *to_body.at_mut(body.solver_index as usize) = slot as u32 };
+                            // The bodies swept for tunnelling, from where the step starts.
+                            if body.ccd && body.body_type == BodyType::Dynamic {
+                                // SAFETY: as above.
+                                unsafe {
+                                    *ccd.at_mut(next.ccd as usize) =
+                                        (slot as u32, body.center, body.rotation)
+                                };
+                                next.ccd += 1;
+                            }
+                        }
+                    }
                 }
-                BodyType::Dynamic if body.awake && !body.frozen => {
-                    next_dynamic += 1;
-                    next_dynamic - 1
-                }
-                _ => 0,
-            };
-            if body.solver_index != 0 {
-                to_body[body.solver_index as usize] = handle.index();
-                // The bodies swept for tunnelling, from where the step starts.
-                if body.ccd && body.body_type == BodyType::Dynamic {
-                    ccd.push((handle.index(), body.center, body.rotation));
-                }
-            }
+            });
         }
-        self.scratch.solver.kinematic_count = kinematic as usize;
+        let kinematic = kinematic as usize;
+        self.scratch.solver.kinematic_count = kinematic;
 
         // 2. Islands and the largest mass ratio across each island's contacts and joints.
         self.build_islands(count as usize);
@@ -77,7 +144,7 @@ impl World {
 
         // 4. Each body's island root at hand, without the union–find's walks (the
         //    constraints' gather records their islands for the colouring).
-        let first = 1 + kinematic as usize;
+        let first = 1 + kinematic;
         self.scratch.islands.count = flatten_roots(&mut self.scratch.islands.parent, first);
 
         // 5. The arrays themselves, in solver index order.
@@ -322,6 +389,22 @@ impl World {
             }
         }
     }
+}
+
+/// Body slots per block of the sweeps that give out the solver indices
+/// (`gather_solver_bodies`: some tens of nanoseconds a slot, so a block is tens of
+/// microseconds and a scene of fewer bodies sweeps on one thread).
+const INDEX_BLOCK: usize = 1024;
+
+/// What one block of body slots holds (`gather_solver_bodies`): its awake kinematic
+/// bodies, its dynamic ones to solve and those of them with continuous collision, and the
+/// bodies to freeze; then, in place, its first index of each kind.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct BlockCounts {
+    kinematic: u32,
+    dynamic: u32,
+    ccd: u32,
+    freezing: u32,
 }
 
 /// Whether a dynamic body's force, torque, acceleration, velocity and pose are finite (see

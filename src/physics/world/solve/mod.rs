@@ -67,6 +67,8 @@ pub(crate) struct SolverScratch {
     /// The proxy moves of those bodies' colliders, in solver order (`finalize_bodies`
     /// hands them to the broad phase together).
     pub proxy_moves: Vec<ProxyMove>,
+    /// Per block of body slots: its counts, then its first indices (`gather_solver_bodies`).
+    pub index_counts: Vec<bodies::BlockCounts>,
     /// The provisional solver-to-body table, in slot order (work space of `plan_groups`,
     /// which re-indexes the dynamic bodies group by group).
     pub provisional_to_body: Vec<u32>,

@@ -32,14 +32,13 @@ impl World {
         counts.clear();
         counts.resize(blocks, BlockCounts::default());
         {
-            let shared_bodies = self.bodies.shared();
+            let bodies = &self.bodies;
             let out = Shared::new(counts);
             for_each_block(blocks, 1, &|range: Range<usize>| {
                 for block in range {
                     let mut c = BlockCounts::default();
                     for slot in block * INDEX_BLOCK..((block + 1) * INDEX_BLOCK).min(slots) {
-                        // SAFETY: the slot is this block's alone (read only here).
-                        let Some(body) = (unsafe { shared_bodies.at_mut(slot as u32) }) else {
+                        let Some(body) = bodies.at(slot as u32) else {
                             continue;
                         };
                         let dynamic = body.awake && body.body_type == BodyType::Dynamic;

@@ -34,6 +34,19 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
+/// Steps `world` `warm_up` times, then `counted` times, and returns how many allocations
+/// the counted steps made.
+fn allocations_of_steps(world: &mut World, warm_up: usize, counted: usize) -> usize {
+    for _ in 0..warm_up {
+        world.step(1.0 / 60.0);
+    }
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    for _ in 0..counted {
+        world.step(1.0 / 60.0);
+    }
+    ALLOCATIONS.load(Ordering::Relaxed) - before
+}
+
 /// A floor and `n` boxes, balls and capsules resting on it in rows of 6 (sleeping off).
 fn resting(n: usize) -> World {
     let mut world = World::new(WorldSettings {
@@ -173,23 +186,14 @@ fn resting_steps_allocate_nothing() {
             hang_net(&mut world);
         }
         world.set_workers(workers).unwrap();
-        for _ in 0..300 {
-            world.step(1.0 / 60.0);
-        }
-        let before = ALLOCATIONS.load(Ordering::Relaxed);
-        for _ in 0..60 {
-            world.step(1.0 / 60.0);
-        }
-        let after = ALLOCATIONS.load(Ordering::Relaxed);
+        let allocated = allocations_of_steps(&mut world, 300, 60);
         assert!(
             world.contacts().count() > 64 || n < 300,
             "split into pieces"
         );
         assert_eq!(
-            after - before,
-            0,
-            "{n} bodies, {workers} workers, {chains} chains, net {net}: steps allocated {} times",
-            after - before
+            allocated, 0,
+            "{n} bodies, {workers} workers, {chains} chains, net {net}: steps allocated {allocated} times"
         );
     }
     // 2 100 balls falling side by side with the same speed: every step some of them leave
@@ -213,20 +217,11 @@ fn resting_steps_allocate_nothing() {
                 .unwrap();
         }
         world.set_workers(workers).unwrap();
-        for _ in 0..30 {
-            world.step(1.0 / 60.0);
-        }
-        let before = ALLOCATIONS.load(Ordering::Relaxed);
-        for _ in 0..300 {
-            world.step(1.0 / 60.0);
-        }
-        let after = ALLOCATIONS.load(Ordering::Relaxed);
+        let allocated = allocations_of_steps(&mut world, 30, 300);
         assert_eq!(world.contacts().count(), 0, "free fall");
         assert_eq!(
-            after - before,
-            0,
-            "falling balls, {workers} workers: steps allocated {} times",
-            after - before
+            allocated, 0,
+            "falling balls, {workers} workers: steps allocated {allocated} times"
         );
     }
 }

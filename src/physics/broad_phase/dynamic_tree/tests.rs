@@ -344,8 +344,8 @@ fn moves_leave_every_box_the_union_of_its_children() {
 
 #[test]
 fn a_tree_of_moving_boxes_stays_as_good_as_a_fresh_one() {
-    // A moved leaf descends from the lowest ancestor holding its new box. After 400 rounds
-    // of drifting boxes (each a random walk, 0.3 m a round) the tree's SAH cost
+    // A moved leaf descends from the lowest ancestor holding its new box. After 400 moves
+    // of drifting boxes (each a random walk, up to 0.3 m a move) the tree's SAH cost
     // (`area_ratio`) must be no worse than that of a tree built afresh from the same boxes
     // in index order.
     let mut rng = Lcg(23);

@@ -68,15 +68,17 @@ impl FactorLanes {
     /// (a's own diagonal is not read, so the passes' two blocks share one `a`), in lane l
     /// the points `exists[j]` marks (the first few), padded with the identity. The
     /// operations of [`Factor::new`] in the same order, so a lane gets the scalar bits.
-    /// Also returns a mask of the lanes whose block is positive definite and not empty; the
-    /// others hold the identity.
-    pub fn factor(
+    /// Returns a mask of the lanes whose block is positive definite and not empty; the
+    /// others hold the identity. Every entry is written (the factors are formed in place,
+    /// not returned: they are 160 bytes), so what `self` held before is never read.
+    pub fn factor_into(
+        &mut self,
         a: &[[f32x4; N]; N],
         diagonal: &[f32x4; N],
         exists: &[f32x4; N],
-    ) -> (FactorLanes, f32x4) {
+    ) -> f32x4 {
         let (zero, one) = (f32x4::ZERO, f32x4::ONE);
-        let mut f = FactorLanes::default();
+        let f = self;
         let mut d = [one; N];
         let mut inv_d = [one; N];
         let mut valid = exists[0];
@@ -100,6 +102,18 @@ impl FactorLanes {
         }
         f.l = f.l.map(|x| valid.select(x, zero));
         f.inv_d = inv_d.map(|x| valid.select(x, one));
+        valid
+    }
+
+    /// [`Self::factor_into`] into new factors.
+    #[cfg(test)]
+    pub fn factor(
+        a: &[[f32x4; N]; N],
+        diagonal: &[f32x4; N],
+        exists: &[f32x4; N],
+    ) -> (FactorLanes, f32x4) {
+        let mut f = FactorLanes::default();
+        let valid = f.factor_into(a, diagonal, exists);
         (f, valid)
     }
 

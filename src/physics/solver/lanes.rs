@@ -212,8 +212,10 @@ impl ConstraintLanes {
     }
 
     /// Builds the constraints `inputs[indices]` (one to four, of one colour) into these
-    /// lanes, which must be empty (`Default`): the anchors and inverse inertias, the normal
-    /// block's mass matrix K, friction masses and the warm-start impulses.
+    /// lanes and `cold`, which must be empty (`Default`): the anchors and inverse inertias,
+    /// the normal block's mass matrix K, friction masses and the warm-start impulses. The
+    /// two passes' `factors` need no reset: they are written whole where a lane has more
+    /// than one point, and where none has, `solve_normal` never reads them.
     ///
     /// Normal constraint of a point: J = [−n, −(r_a×n), n, (r_b×n)], so
     /// K_ij = 1/m_a + 1/m_b + (r_a,i×n)·I_a⁻¹(r_a,j×n) + (r_b,i×n)·I_b⁻¹(r_b,j×n); the two
@@ -407,7 +409,7 @@ impl ConstraintLanes {
                 .points
                 .each_ref()
                 .map(|p| diagonal(p, regularised, compliance_scale));
-            (out.factors, out.valid) = FactorLanes::factor(&k, &on_diagonal, &exists);
+            out.valid = out.factors.factor_into(&k, &on_diagonal, &exists);
             out.keys = super::contact_solve::ALL_TOUCHING;
         }
     }
@@ -591,8 +593,6 @@ pub(crate) fn prepare_colours(
                     );
                     *lane = ConstraintLanes::default();
                     *cold = ColdLanes::default();
-                    *biased = PassFactors::default();
-                    *relax = PassFactors::default();
                     lane.prepare(cold, [biased, relax], inputs, chunk, bodies);
                 }
             }

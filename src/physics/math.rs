@@ -76,6 +76,7 @@ impl Isometry {
     }
 
     /// `self⁻¹ * other`: `other` expressed in this transform's local frame.
+    #[inline]
     pub fn inv_mul(&self, other: &Isometry) -> Self {
         let inv = self.rotation.inverse();
         Self::new(

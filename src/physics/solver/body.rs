@@ -146,6 +146,8 @@ impl SolverForces {
     };
 
     /// These forces with [`SolverForces::gyroscopic`] decided from the other fields.
+    /// Inlined: called apart, its result went through a memory copy.
+    #[inline]
     pub fn with_gyroscopic(self) -> SolverForces {
         let rotation_locked = self.locked && self.angular_free != Vec3::ONE;
         SolverForces {
